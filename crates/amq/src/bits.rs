@@ -1,0 +1,202 @@
+//! A fixed-length bit vector over `u64` words.
+//!
+//! Bit `i` is bit `i % 64` (least significant first) of word `i / 64`; as bytes (little-endian
+//! words) that is bit `i % 8` of byte `i / 8`. Bits past the length in the last word are
+//! always zero.
+
+use crate::error::{Error, Result};
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// A bit vector of a fixed number of bits.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct BitVec {
+    words: Vec<u64>,
+    len: u64,
+}
+
+impl BitVec {
+    /// `len` zero bits.
+    ///
+    /// # Panics
+    /// If `len` bits need more words than fit in memory (`usize`).
+    pub fn new(len: u64) -> Self {
+        let words = usize::try_from(len.div_ceil(64)).expect("bit vector too large for this platform");
+        BitVec {
+            words: vec![0; words],
+            len,
+        }
+    }
+
+    /// Builds a bit vector of `len` bits from its words.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] if the word count is not `⌈len/64⌉` or a bit past `len` is set.
+    pub fn from_words(words: Vec<u64>, len: u64) -> Result<Self> {
+        if words.len() as u64 != len.div_ceil(64) {
+            return Err(Error::corrupt(
+                0,
+                alloc::format!("{} words cannot hold exactly {len} bits", words.len()),
+            ));
+        }
+        let tail = len % 64;
+        if tail != 0 {
+            if let Some(last) = words.last() {
+                if last >> tail != 0 {
+                    return Err(Error::corrupt(0, "bits set past the end of the bit vector"));
+                }
+            }
+        }
+        Ok(BitVec { words, len })
+    }
+
+    /// The number of bits.
+    #[inline]
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// `true` if the vector has no bits at all.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The words, least significant bit first.
+    #[inline]
+    pub fn words(&self) -> &[u64] {
+        &self.words
+    }
+
+    /// Bit `i`.
+    ///
+    /// # Panics
+    /// If `i >= len` (in debug builds the word index check catches it; callers derive `i` with
+    /// [`reduce`](crate::hash::reduce) so it is always in range).
+    #[inline(always)]
+    pub fn get(&self, i: u64) -> bool {
+        debug_assert!(i < self.len);
+        (self.words[(i >> 6) as usize] >> (i & 63)) & 1 == 1
+    }
+
+    /// Sets bit `i`; returns `true` if it was zero before.
+    ///
+    /// # Panics
+    /// If `i >= len`, as [`BitVec::get`].
+    #[inline(always)]
+    pub fn set(&mut self, i: u64) -> bool {
+        debug_assert!(i < self.len);
+        let word = &mut self.words[(i >> 6) as usize];
+        let mask = 1u64 << (i & 63);
+        let was_zero = *word & mask == 0;
+        *word |= mask;
+        was_zero
+    }
+
+    /// The number of set bits.
+    pub fn count_ones(&self) -> u64 {
+        self.words.iter().map(|w| u64::from(w.count_ones())).sum()
+    }
+
+    /// Clears every bit.
+    pub fn clear(&mut self) {
+        self.words.fill(0);
+    }
+
+    /// `self |= other`.
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] if the lengths differ.
+    pub fn union_with(&mut self, other: &BitVec) -> Result<()> {
+        self.check_len(other)?;
+        for (a, b) in self.words.iter_mut().zip(&other.words) {
+            *a |= b;
+        }
+        Ok(())
+    }
+
+    /// `self &= other`.
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] if the lengths differ.
+    pub fn intersect_with(&mut self, other: &BitVec) -> Result<()> {
+        self.check_len(other)?;
+        for (a, b) in self.words.iter_mut().zip(&other.words) {
+            *a &= b;
+        }
+        Ok(())
+    }
+
+    fn check_len(&self, other: &BitVec) -> Result<()> {
+        if self.len != other.len {
+            return Err(Error::ShapeMismatch {
+                field: "m",
+                left: self.len,
+                right: other.len,
+            });
+        }
+        Ok(())
+    }
+
+    /// The words as little-endian bytes (`8·⌈len/64⌉` bytes).
+    pub fn to_le_bytes(&self) -> Vec<u8> {
+        words_to_le_bytes(&self.words)
+    }
+}
+
+/// `words` as little-endian bytes.
+pub fn words_to_le_bytes(words: &[u64]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(words.len() * 8);
+    for w in words {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+    out
+}
+
+/// Little-endian bytes back to words.
+///
+/// # Errors
+/// [`Error::Corrupt`] if the length is not a multiple of 8.
+pub fn le_bytes_to_words(bytes: &[u8]) -> Result<Vec<u64>> {
+    if bytes.len() % 8 != 0 {
+        return Err(Error::corrupt(0, "payload length is not a multiple of 8 bytes"));
+    }
+    Ok(bytes
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().expect("chunks_exact(8)")))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_get_count() {
+        let mut b = BitVec::new(130);
+        assert!(b.set(0));
+        assert!(!b.set(0));
+        assert!(b.set(129));
+        assert!(b.get(129) && b.get(0) && !b.get(64));
+        assert_eq!(b.count_ones(), 2);
+        assert_eq!(b.words().len(), 3);
+        let bytes = b.to_le_bytes();
+        assert_eq!(bytes[0], 1);
+        assert_eq!(bytes[16], 2); // bit 129 = word 2, bit 1
+    }
+
+    #[test]
+    fn from_words_rejects_stray_bits() {
+        assert!(BitVec::from_words(vec![0, 0, 4], 130).is_err());
+        assert!(BitVec::from_words(vec![0, 0], 130).is_err());
+        assert!(BitVec::from_words(vec![0, 0, 3], 130).is_ok());
+    }
+
+    #[test]
+    fn union_and_intersect_check_length() {
+        let mut a = BitVec::new(10);
+        let b = BitVec::new(11);
+        assert!(matches!(a.union_with(&b), Err(Error::ShapeMismatch { .. })));
+        assert!(a.intersect_with(&b).is_err());
+    }
+}

@@ -1,0 +1,362 @@
+use crate::bits::le_bytes_to_words;
+use crate::error::{Error, Result};
+use crate::filter::{Filter, Insert, Item, Merge};
+use crate::hash::{block_index, block_pattern, hash128, BLOCK_MAX_K};
+use crate::math::{self, BLOCK_BITS};
+use crate::wire::{self, Kind};
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// One 512-bit block, aligned to a 64-byte cache line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[repr(C, align(64))]
+struct Block([u64; 8]);
+
+/// How many items ahead the batched queries prefetch.
+const BATCH: usize = 16;
+
+/// Prefetches the cache line at `p` into all cache levels. A hint only: it never faults.
+#[inline(always)]
+#[allow(unsafe_code)]
+fn prefetch<T>(p: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `_mm_prefetch` is a hint that never dereferences in a way that can fault, and
+    // `p` is a valid reference in any case. SSE is part of the x86_64 baseline. The batched
+    // query benchmark (crates/amq-bench, `blocked/batch`) shows it pays: see BENCHMARKS.md.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
+            (p as *const T).cast::<i8>(),
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// A blocked Bloom filter: each item sets k bits inside one 512-bit (64-byte) block, so an
+/// insert or a query touches a single cache line.
+///
+/// The block comes from the low 64 bits of the item's XXH3-128 hash, the k bit positions from
+/// the high 64 bits ([`hash::block_pattern`](crate::hash::block_pattern)). Because block loads
+/// vary, it needs more bits per key than the classic layout for the same ε; it is sized with
+/// the Poisson load model of [`math::blocked_fpr`], not the classic formula.
+/// (Putze, Sanders and Singler, "Cache-, Hash- and Space-Efficient Bloom Filters", WEA 2007.)
+///
+/// # Example
+/// ```
+/// use amq::{BlockedBloomFilter, Filter, Insert};
+/// let mut f = BlockedBloomFilter::with_fpr(10_000, 0.01, 7).unwrap();
+/// for i in 0u64..10_000 {
+///     f.insert(&i).unwrap();
+/// }
+/// let items: Vec<&u64> = [1u64, 2, 3].iter().collect();
+/// let mut out = [false; 3];
+/// f.contains_batch(&items, &mut out);
+/// assert_eq!(out, [true; 3]);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockedBloomFilter {
+    blocks: Vec<Block>,
+    k: u32,
+    seed: u64,
+    inserted: u64,
+}
+
+impl BlockedBloomFilter {
+    /// An empty filter of at least `m` bits (rounded up to whole 512-bit blocks) with k bits
+    /// per item.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] if m is 0 or k is not in `1..=32`.
+    pub fn new(m: u64, k: u32, seed: u64) -> Result<Self> {
+        if m == 0 {
+            return Err(Error::invalid("m", "a blocked Bloom filter needs at least 1 bit"));
+        }
+        if k == 0 || k > BLOCK_MAX_K {
+            return Err(Error::invalid(
+                "k",
+                alloc::format!("must be between 1 and {BLOCK_MAX_K}, got {k}"),
+            ));
+        }
+        let blocks = m.div_ceil(BLOCK_BITS);
+        if blocks > isize::MAX as u64 / 64 {
+            return Err(Error::invalid("m", "too many bits for this platform"));
+        }
+        Ok(BlockedBloomFilter {
+            blocks: vec![Block::default(); blocks as usize],
+            k,
+            seed,
+            inserted: 0,
+        })
+    }
+
+    /// The smallest filter whose expected ε for `n` items, under the block-load model, is at
+    /// most `fpr` ([`math::blocked_size`]).
+    ///
+    /// # Errors
+    /// As [`math::blocked_size`].
+    pub fn with_fpr(n: u64, fpr: f64, seed: u64) -> Result<Self> {
+        let (blocks, k) = math::blocked_size(n, fpr, None)?;
+        Self::new(blocks * BLOCK_BITS, k, seed)
+    }
+
+    /// m, the number of bits (a multiple of 512).
+    #[inline]
+    pub fn m(&self) -> u64 {
+        self.blocks.len() as u64 * BLOCK_BITS
+    }
+    /// The number of 512-bit blocks.
+    #[inline]
+    pub fn blocks(&self) -> u64 {
+        self.blocks.len() as u64
+    }
+    /// k, the bits set per item.
+    #[inline]
+    pub fn k(&self) -> u32 {
+        self.k
+    }
+    /// The seed of the XXH3-128 item hash.
+    #[inline]
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+    /// How many times `insert` or `insert_hash` was called.
+    #[inline]
+    pub fn inserted(&self) -> u64 {
+        self.inserted
+    }
+    /// Payload size in bytes (64 per block).
+    pub fn size_bytes(&self) -> u64 {
+        self.blocks() * 64
+    }
+
+    /// The 128-bit hash of `item` under this filter's seed.
+    #[inline]
+    pub fn hash<T: Item + ?Sized>(&self, item: &T) -> u128 {
+        hash128(item, self.seed)
+    }
+
+    /// Sets the k bits of a precomputed hash; `true` if any was zero before.
+    #[inline]
+    pub fn insert_hash(&mut self, h: u128) -> bool {
+        self.inserted += 1;
+        let b = block_index(h, self.blocks.len() as u64) as usize;
+        let pattern = block_pattern(h, self.k);
+        let block = &mut self.blocks[b].0;
+        let mut new = 0u64;
+        for (word, bits) in block.iter_mut().zip(pattern) {
+            new |= bits & !*word;
+            *word |= bits;
+        }
+        new != 0
+    }
+
+    /// `true` if all k bits of a precomputed hash are set ("maybe present").
+    #[inline]
+    pub fn contains_hash(&self, h: u128) -> bool {
+        let b = block_index(h, self.blocks.len() as u64) as usize;
+        Self::block_has(&self.blocks[b], block_pattern(h, self.k))
+    }
+
+    #[inline(always)]
+    fn block_has(block: &Block, pattern: [u64; 8]) -> bool {
+        let mut missing = 0u64;
+        for (word, bits) in block.0.iter().zip(pattern) {
+            missing |= bits & !word;
+        }
+        missing == 0
+    }
+
+    /// Batched [`contains_hash`](Self::contains_hash): `out[i]` answers `hashes[i]`.
+    ///
+    /// Prefetches the blocks of a group of hashes before testing them, so the cache misses of
+    /// a large filter overlap instead of following one another.
+    ///
+    /// # Panics
+    /// If `out.len() != hashes.len()`.
+    pub fn contains_hash_batch(&self, hashes: &[u128], out: &mut [bool]) {
+        assert_eq!(hashes.len(), out.len(), "contains_hash_batch: lengths differ");
+        let n = self.blocks.len() as u64;
+        for (hs, os) in hashes.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
+            let mut idx = [0usize; BATCH];
+            for (slot, &h) in idx.iter_mut().zip(hs) {
+                *slot = block_index(h, n) as usize;
+                prefetch(&self.blocks[*slot]);
+            }
+            for ((o, &h), &b) in os.iter_mut().zip(hs).zip(&idx) {
+                *o = Self::block_has(&self.blocks[b], block_pattern(h, self.k));
+            }
+        }
+    }
+
+    /// Clears every bit and the insert count.
+    pub fn clear(&mut self) {
+        self.blocks.fill(Block::default());
+        self.inserted = 0;
+    }
+
+    fn check_shape(&self, other: &Self) -> Result<()> {
+        let pairs = [
+            ("m", self.m(), other.m()),
+            ("k", u64::from(self.k), u64::from(other.k)),
+            ("seed", self.seed, other.seed),
+        ];
+        for (field, left, right) in pairs {
+            if left != right {
+                return Err(Error::ShapeMismatch { field, left, right });
+            }
+        }
+        Ok(())
+    }
+
+    /// Union; the same filter as one built from both item sets.
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] unless m, k and seed are identical; `self` is then unchanged.
+    pub fn union(&mut self, other: &Self) -> Result<()> {
+        self.check_shape(other)?;
+        for (a, b) in self.blocks.iter_mut().zip(&other.blocks) {
+            for (x, y) in a.0.iter_mut().zip(b.0) {
+                *x |= y;
+            }
+        }
+        self.inserted = self.inserted.saturating_add(other.inserted);
+        Ok(())
+    }
+
+    /// Intersection (bitwise AND); the insert count becomes the smaller of the two.
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] unless m, k and seed are identical; `self` is then unchanged.
+    pub fn intersect(&mut self, other: &Self) -> Result<()> {
+        self.check_shape(other)?;
+        for (a, b) in self.blocks.iter_mut().zip(&other.blocks) {
+            for (x, y) in a.0.iter_mut().zip(b.0) {
+                *x &= y;
+            }
+        }
+        self.inserted = self.inserted.min(other.inserted);
+        Ok(())
+    }
+
+    /// X, the number of bits set.
+    pub fn bits_set(&self) -> u64 {
+        self.blocks
+            .iter()
+            .map(|b| b.0.iter().map(|w| u64::from(w.count_ones())).sum::<u64>())
+            .sum()
+    }
+
+    /// X/m, the fraction of bits set.
+    pub fn fill_ratio(&self) -> f64 {
+        self.bits_set() as f64 / self.m() as f64
+    }
+
+    /// Estimated distinct items from the fill ([`math::blocked_estimate_items`]).
+    pub fn estimated_items(&self) -> f64 {
+        math::blocked_estimate_items(self.bits_set(), self.blocks(), self.k)
+    }
+
+    /// The false-positive rate at the current fill: the mean over blocks of `(Xᵦ/512)^k`,
+    /// where Xᵦ is the number of bits set in block b (a query picks a uniform block, then k
+    /// probes inside it).
+    pub fn estimated_fpr(&self) -> f64 {
+        let k = f64::from(self.k);
+        let sum: f64 = self
+            .blocks
+            .iter()
+            .map(|b| {
+                let ones: u32 = b.0.iter().map(|w| w.count_ones()).sum();
+                libm::pow(f64::from(ones) / BLOCK_BITS as f64, k)
+            })
+            .sum();
+        sum / self.blocks.len() as f64
+    }
+
+    fn words(&self) -> impl Iterator<Item = u64> + '_ {
+        self.blocks.iter().flat_map(|b| b.0)
+    }
+
+    /// Encodes the filter as an `.amq` file (kind 2; parameters m, k, seed, inserted; payload
+    /// the blocks, each 8 little-endian 64-bit words; bit p of a block is bit p % 64 of word
+    /// p / 64).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut payload = Vec::with_capacity(self.size_bytes() as usize);
+        for w in self.words() {
+            payload.extend_from_slice(&w.to_le_bytes());
+        }
+        wire::encode(
+            Kind::BlockedBloom,
+            &[self.m(), u64::from(self.k), self.seed, self.inserted],
+            &payload,
+        )
+    }
+
+    /// Decodes an `.amq` file written by [`to_bytes`](Self::to_bytes).
+    ///
+    /// # Errors
+    /// Any error of [`wire::decode`], [`Error::WrongKind`], and [`Error::Corrupt`] when the
+    /// parameters and payload disagree.
+    ///
+    /// # Panics
+    /// Never, for any input.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        Self::from_container(&wire::decode(bytes)?)
+    }
+
+    pub(crate) fn from_container(c: &wire::Container<'_>) -> Result<Self> {
+        let p = c.expect(Kind::BlockedBloom, 4)?;
+        let (m, k, seed, inserted) = (p[0], p[1], p[2], p[3]);
+        if m == 0 || m % BLOCK_BITS != 0 || k == 0 || k > u64::from(BLOCK_MAX_K) {
+            return Err(Error::corrupt(24, alloc::format!("invalid shape m = {m}, k = {k}")));
+        }
+        if m / 8 != c.payload.len() as u64 {
+            return Err(Error::corrupt(
+                24,
+                alloc::format!("m = {m} bits needs {} payload bytes, found {}", m / 8, c.payload.len()),
+            ));
+        }
+        let words = le_bytes_to_words(c.payload)?;
+        let blocks = words
+            .chunks_exact(8)
+            .map(|c| Block(c.try_into().expect("chunks_exact(8)")))
+            .collect();
+        Ok(BlockedBloomFilter {
+            blocks,
+            k: k as u32,
+            seed,
+            inserted,
+        })
+    }
+}
+
+impl<T: Item + ?Sized> Filter<T> for BlockedBloomFilter {
+    #[inline]
+    fn contains(&self, item: &T) -> bool {
+        self.contains_hash(self.hash(item))
+    }
+
+    /// Hashes a group of items, prefetches their blocks, then tests them.
+    fn contains_batch(&self, items: &[&T], out: &mut [bool]) {
+        assert_eq!(items.len(), out.len(), "contains_batch: items and out differ in length");
+        let mut hashes = [0u128; BATCH];
+        for (is, os) in items.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
+            for (h, item) in hashes.iter_mut().zip(is) {
+                *h = self.hash(*item);
+            }
+            self.contains_hash_batch(&hashes[..is.len()], os);
+        }
+    }
+}
+
+impl<T: Item + ?Sized> Insert<T> for BlockedBloomFilter {
+    #[inline]
+    fn insert(&mut self, item: &T) -> Result<bool> {
+        Ok(self.insert_hash(self.hash(item)))
+    }
+}
+
+impl Merge for BlockedBloomFilter {
+    fn merge(&mut self, other: &Self) -> Result<()> {
+        self.union(other)
+    }
+}

@@ -1,0 +1,256 @@
+use crate::bits::{le_bytes_to_words, BitVec};
+use crate::error::{Error, Result};
+use crate::filter::{Filter, Insert, Item, Merge};
+use crate::hash::{bloom_indices, hash128};
+use crate::math;
+use crate::wire::{self, Kind};
+use alloc::vec::Vec;
+
+/// The classic Bloom filter: m bits, k hash functions, any m ≥ 1.
+///
+/// An item is hashed once with XXH3-128 (the filter's seed); its k bit indices come from
+/// enhanced double hashing over the two 64-bit halves, each reduced to `[0, m)` with Lemire's
+/// multiply-shift ([`hash::bloom_indices`](crate::hash::bloom_indices)).
+/// (B. H. Bloom, "Space/Time Trade-offs in Hash Coding with Allowable Errors", CACM 13(7), 1970.)
+///
+/// # Example
+/// ```
+/// use amq::{BloomFilter, Filter, Insert};
+/// let mut f = BloomFilter::with_fpr(1000, 0.01, 42).unwrap();
+/// f.insert("apple").unwrap();
+/// assert!(f.contains("apple"));
+/// assert_eq!(f.k(), 7);
+/// assert!(f.estimated_fpr() < 1e-6); // one item set at most 7 of ~9,600 bits
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BloomFilter {
+    bits: BitVec,
+    k: u32,
+    seed: u64,
+    inserted: u64,
+}
+
+impl BloomFilter {
+    /// An empty filter of `m` bits with `k` hash functions and the given seed.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] if m is 0 or k is not in `1..=64`.
+    pub fn new(m: u64, k: u32, seed: u64) -> Result<Self> {
+        if m == 0 {
+            return Err(Error::invalid("m", "a Bloom filter needs at least 1 bit"));
+        }
+        if k == 0 || k > math::BLOOM_MAX_K {
+            return Err(Error::invalid(
+                "k",
+                alloc::format!("must be between 1 and {}, got {k}", math::BLOOM_MAX_K),
+            ));
+        }
+        if m.div_ceil(64) > isize::MAX as u64 / 8 {
+            return Err(Error::invalid("m", "too many bits for this platform"));
+        }
+        Ok(BloomFilter {
+            bits: BitVec::new(m),
+            k,
+            seed,
+            inserted: 0,
+        })
+    }
+
+    /// The smallest filter whose expected false-positive rate for `n` items is at most `fpr`
+    /// ([`math::bloom_size`]).
+    ///
+    /// # Errors
+    /// As [`math::bloom_size`].
+    pub fn with_fpr(n: u64, fpr: f64, seed: u64) -> Result<Self> {
+        let (m, k) = math::bloom_size(n, fpr, None)?;
+        Self::new(m, k, seed)
+    }
+
+    /// m, the number of bits.
+    #[inline]
+    pub fn m(&self) -> u64 {
+        self.bits.len()
+    }
+    /// k, the number of hash functions.
+    #[inline]
+    pub fn k(&self) -> u32 {
+        self.k
+    }
+    /// The seed of the XXH3-128 item hash.
+    #[inline]
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+    /// How many times `insert` or `insert_hash` was called (duplicates count each time;
+    /// a union adds the other filter's count).
+    #[inline]
+    pub fn inserted(&self) -> u64 {
+        self.inserted
+    }
+    /// The bit vector.
+    #[inline]
+    pub fn bits(&self) -> &BitVec {
+        &self.bits
+    }
+    /// Payload size in bytes (whole 64-bit words).
+    pub fn size_bytes(&self) -> u64 {
+        self.bits.words().len() as u64 * 8
+    }
+
+    /// The 128-bit hash of `item` under this filter's seed, for [`insert_hash`](Self::insert_hash)
+    /// and [`contains_hash`](Self::contains_hash). Any filter with the same seed accepts it.
+    #[inline]
+    pub fn hash<T: Item + ?Sized>(&self, item: &T) -> u128 {
+        hash128(item, self.seed)
+    }
+
+    /// Sets the k bits of a precomputed hash; `true` if any was zero before.
+    #[inline]
+    pub fn insert_hash(&mut self, h: u128) -> bool {
+        self.inserted += 1;
+        let mut new = false;
+        for i in bloom_indices(h, self.bits.len(), self.k) {
+            new |= self.bits.set(i);
+        }
+        new
+    }
+
+    /// `true` if all k bits of a precomputed hash are set ("maybe present").
+    #[inline]
+    pub fn contains_hash(&self, h: u128) -> bool {
+        let words = self.bits.words();
+        bloom_indices(h, self.bits.len(), self.k)
+            .all(|i| (words[(i >> 6) as usize] >> (i & 63)) & 1 == 1)
+    }
+
+    /// Clears every bit and the insert count.
+    pub fn clear(&mut self) {
+        self.bits.clear();
+        self.inserted = 0;
+    }
+
+    fn check_shape(&self, other: &Self) -> Result<()> {
+        let pairs = [
+            ("m", self.m(), other.m()),
+            ("k", u64::from(self.k), u64::from(other.k)),
+            ("seed", self.seed, other.seed),
+        ];
+        for (field, left, right) in pairs {
+            if left != right {
+                return Err(Error::ShapeMismatch { field, left, right });
+            }
+        }
+        Ok(())
+    }
+
+    /// Union: afterwards `self` answers "maybe" for every item of either filter. It is the
+    /// same filter as one built from both item sets.
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] unless m, k and seed are identical; `self` is then unchanged.
+    pub fn union(&mut self, other: &Self) -> Result<()> {
+        self.check_shape(other)?;
+        self.bits.union_with(&other.bits)?;
+        self.inserted = self.inserted.saturating_add(other.inserted);
+        Ok(())
+    }
+
+    /// Intersection (bitwise AND): answers "maybe" for every item in both sets, with a
+    /// false-positive rate at most that of either filter. The insert count becomes the
+    /// smaller of the two.
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] unless m, k and seed are identical; `self` is then unchanged.
+    pub fn intersect(&mut self, other: &Self) -> Result<()> {
+        self.check_shape(other)?;
+        self.bits.intersect_with(&other.bits)?;
+        self.inserted = self.inserted.min(other.inserted);
+        Ok(())
+    }
+
+    /// X, the number of bits set.
+    pub fn bits_set(&self) -> u64 {
+        self.bits.count_ones()
+    }
+
+    /// X/m, the fraction of bits set.
+    pub fn fill_ratio(&self) -> f64 {
+        self.bits_set() as f64 / self.m() as f64
+    }
+
+    /// Swamidass–Baldi estimate of the distinct items held, `−(m/k)·ln(1 − X/m)`
+    /// ([`math::estimate_items`]).
+    pub fn estimated_items(&self) -> f64 {
+        math::estimate_items(self.bits_set(), self.m(), self.k)
+    }
+
+    /// The false-positive rate at the current fill, `(X/m)^k`: the probability that k
+    /// independent uniform probes all find a set bit.
+    pub fn estimated_fpr(&self) -> f64 {
+        libm::pow(self.fill_ratio(), f64::from(self.k))
+    }
+
+    /// Encodes the filter as an `.amq` file (kind 1; parameters m, k, seed, inserted; payload
+    /// ⌈m/64⌉ little-endian 64-bit words).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        wire::encode(
+            Kind::Bloom,
+            &[self.m(), u64::from(self.k), self.seed, self.inserted],
+            &self.bits.to_le_bytes(),
+        )
+    }
+
+    /// Decodes an `.amq` file written by [`to_bytes`](Self::to_bytes).
+    ///
+    /// # Errors
+    /// Any error of [`wire::decode`], [`Error::WrongKind`] for another kind, and
+    /// [`Error::Corrupt`] when the parameters and payload disagree.
+    ///
+    /// # Panics
+    /// Never, for any input.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        let c = wire::decode(bytes)?;
+        Self::from_container(&c)
+    }
+
+    pub(crate) fn from_container(c: &wire::Container<'_>) -> Result<Self> {
+        let p = c.expect(Kind::Bloom, 4)?;
+        let (m, k, seed, inserted) = (p[0], p[1], p[2], p[3]);
+        if m == 0 || k == 0 || k > u64::from(math::BLOOM_MAX_K) {
+            return Err(Error::corrupt(24, alloc::format!("invalid shape m = {m}, k = {k}")));
+        }
+        if m.div_ceil(64).checked_mul(8) != Some(c.payload.len() as u64) {
+            return Err(Error::corrupt(
+                24,
+                alloc::format!("m = {m} bits needs {} payload bytes, found {}", m.div_ceil(64) * 8, c.payload.len()),
+            ));
+        }
+        let bits = BitVec::from_words(le_bytes_to_words(c.payload)?, m)?;
+        Ok(BloomFilter {
+            bits,
+            k: k as u32,
+            seed,
+            inserted,
+        })
+    }
+}
+
+impl<T: Item + ?Sized> Filter<T> for BloomFilter {
+    #[inline]
+    fn contains(&self, item: &T) -> bool {
+        self.contains_hash(self.hash(item))
+    }
+}
+
+impl<T: Item + ?Sized> Insert<T> for BloomFilter {
+    #[inline]
+    fn insert(&mut self, item: &T) -> Result<bool> {
+        Ok(self.insert_hash(self.hash(item)))
+    }
+}
+
+impl Merge for BloomFilter {
+    fn merge(&mut self, other: &Self) -> Result<()> {
+        self.union(other)
+    }
+}

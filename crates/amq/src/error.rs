@@ -1,0 +1,173 @@
+//! Error types of the library.
+//!
+//! One enum, [`Error`], for everything that can go wrong: bad parameters, filters of different
+//! shapes, a full structure, and bytes that do not decode. Messages are lower-case and carry
+//! their context (what was expected, what was found, at which byte offset).
+
+use alloc::string::String;
+use core::fmt;
+
+/// Every error the library returns.
+///
+/// The enum is `#[non_exhaustive]`: new variants may come in minor versions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// A parameter is out of its allowed range (for example `m = 0` or `fpr = 1.5`).
+    InvalidParameter {
+        /// The parameter's name, as the docs spell it (`m`, `k`, `fpr`, ...).
+        name: &'static str,
+        /// Why it was refused.
+        reason: String,
+    },
+    /// Two filters that must have the same shape (m, k, seed, ...) do not.
+    ShapeMismatch {
+        /// The field that differs.
+        field: &'static str,
+        /// Its value in the left-hand filter.
+        left: u64,
+        /// Its value in the right-hand filter.
+        right: u64,
+    },
+    /// The structure is full; the item was not added, and every item added before is kept.
+    Full {
+        /// How many items the structure holds.
+        items: u64,
+        /// What it can hold at most (slots, or the configured capacity).
+        capacity: u64,
+    },
+    /// The input ended before a field could be read.
+    Truncated {
+        /// What was being read.
+        what: &'static str,
+        /// The byte offset at which it starts.
+        offset: usize,
+        /// How many bytes it needs.
+        needed: usize,
+        /// How many bytes were left.
+        available: usize,
+    },
+    /// The bytes do not start with the expected magic number.
+    BadMagic {
+        /// The magic that was found (the first bytes, up to 4).
+        found: [u8; 4],
+    },
+    /// The format version is one this build does not read.
+    UnsupportedVersion {
+        /// The version found in the input.
+        found: u32,
+        /// The newest version this build reads.
+        supported: u32,
+    },
+    /// The input holds a different kind of filter than the one asked for.
+    WrongKind {
+        /// The kind the caller asked for.
+        expected: &'static str,
+        /// The kind code found in the input.
+        found: u32,
+    },
+    /// The stored checksum does not match the bytes.
+    ChecksumMismatch {
+        /// The checksum stored in the input.
+        stored: u64,
+        /// The checksum computed over the input.
+        computed: u64,
+    },
+    /// A length, count or size read from the input is larger than allowed.
+    TooLarge {
+        /// What was read.
+        what: &'static str,
+        /// The value read.
+        value: u64,
+        /// The largest value allowed.
+        limit: u64,
+    },
+    /// The input is malformed in some other way.
+    Corrupt {
+        /// The byte offset of the problem (0 where it concerns the whole input).
+        offset: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Text input (hex, base64, JSON, a number) does not parse.
+    Parse {
+        /// What was being parsed.
+        what: &'static str,
+        /// Why it failed.
+        reason: String,
+    },
+}
+
+impl Error {
+    /// Shorthand for [`Error::InvalidParameter`].
+    pub fn invalid(name: &'static str, reason: impl Into<String>) -> Self {
+        Error::InvalidParameter {
+            name,
+            reason: reason.into(),
+        }
+    }
+
+    /// Shorthand for [`Error::Corrupt`].
+    pub fn corrupt(offset: usize, reason: impl Into<String>) -> Self {
+        Error::Corrupt {
+            offset,
+            reason: reason.into(),
+        }
+    }
+
+    /// Shorthand for [`Error::Parse`].
+    pub fn parse(what: &'static str, reason: impl Into<String>) -> Self {
+        Error::Parse {
+            what,
+            reason: reason.into(),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::InvalidParameter { name, reason } => write!(f, "invalid {name}: {reason}"),
+            Error::ShapeMismatch { field, left, right } => {
+                write!(f, "filters differ in {field}: {left} vs {right}")
+            }
+            Error::Full { items, capacity } => {
+                write!(f, "filter is full ({items} items, capacity {capacity}); the item was not added")
+            }
+            Error::Truncated {
+                what,
+                offset,
+                needed,
+                available,
+            } => write!(
+                f,
+                "truncated input: {what} at byte {offset} needs {needed} bytes, {available} left"
+            ),
+            Error::BadMagic { found } => {
+                write!(f, "not an .amq file: magic is {found:02x?}, expected \"AMQ\\0\"")
+            }
+            Error::UnsupportedVersion { found, supported } => write!(
+                f,
+                "unsupported format version {found} (this build reads up to {supported})"
+            ),
+            Error::WrongKind { expected, found } => {
+                write!(f, "wrong filter kind: expected {expected}, found kind code {found}")
+            }
+            Error::ChecksumMismatch { stored, computed } => write!(
+                f,
+                "checksum mismatch: stored {stored:#018x}, computed {computed:#018x} (file is corrupt)"
+            ),
+            Error::TooLarge { what, value, limit } => {
+                write!(f, "{what} too large: {value} (limit {limit})")
+            }
+            Error::Corrupt { offset, reason } => write!(f, "corrupt input at byte {offset}: {reason}"),
+            Error::Parse { what, reason } => write!(f, "cannot parse {what}: {reason}"),
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for Error {}
+
+/// The library's result type.
+pub type Result<T, E = Error> = core::result::Result<T, E>;

@@ -1,0 +1,197 @@
+//! Every generic hash and index derivation of the library, in one place.
+//!
+//! General filters hash an item **once** to 128 bits with XXH3-128 (the filter's seed as the
+//! XXH3 seed) and derive every index from those 128 bits:
+//!
+//! * the classic [`BloomFilter`](crate::BloomFilter) takes its k indices by *enhanced double
+//!   hashing* (Dillinger and Manolios, "Bloom Filters in Probabilistic Verification", FMCAD
+//!   2004, §5) over the two 64-bit halves, each reduced to `[0, m)` with Lemire's
+//!   multiply-shift ([`reduce`]);
+//! * the [`BlockedBloomFilter`](crate::BlockedBloomFilter) takes its block from the low half and
+//!   its k bit positions inside the 512-bit block from the high half ([`block_pattern`]).
+//!
+//! These rules are part of the `.amq` file format: the same item and seed give the same bits
+//! on every platform and in every version that reads format version 1. The golden-byte tests
+//! in `tests/` pin them.
+//!
+//! Hash *primitives* come from crates (`xxhash-rust` here); this module only composes them.
+
+use crate::filter::Item;
+
+/// XXH3-128 of the item's canonical bytes with `seed`.
+///
+/// The low 64 bits are `h as u64`, the high 64 bits `(h >> 64) as u64`.
+///
+/// # Example
+/// ```
+/// let h = amq::hash::hash128(b"apple".as_slice(), 0);
+/// assert_eq!(h, amq::hash::hash128("apple", 0)); // bytes and str hash alike
+/// ```
+#[inline]
+pub fn hash128<T: Item + ?Sized>(item: &T, seed: u64) -> u128 {
+    item.with_bytes(|bytes| xxhash_rust::xxh3::xxh3_128_with_seed(bytes, seed))
+}
+
+/// XXH3-64 of `bytes` with seed 0: the checksum of the `.amq` container.
+#[inline]
+pub fn checksum64(bytes: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(bytes)
+}
+
+/// Lemire's multiply-shift reduction of a 64-bit hash to `[0, n)`: `(x · n) >> 64`.
+///
+/// Unbiased up to 2⁻⁶⁴·n and far cheaper than `%`; it uses the *high* bits of `x`.
+/// (D. Lemire, "A fast alternative to the modulo reduction", 2016.)
+///
+/// # Example
+/// ```
+/// assert_eq!(amq::hash::reduce(u64::MAX, 10), 9);
+/// assert_eq!(amq::hash::reduce(0, 10), 0);
+/// ```
+#[inline(always)]
+pub fn reduce(x: u64, n: u64) -> u64 {
+    ((x as u128 * n as u128) >> 64) as u64
+}
+
+/// The k bit indices of a classic Bloom filter of `m` bits, by enhanced double hashing.
+///
+/// With `x₀ = low64(h)`, `y₀ = high64(h)`, index i is `reduce(xᵢ, m)` where
+/// `xᵢ = xᵢ₋₁ + yᵢ₋₁` and `yᵢ = yᵢ₋₁ + i` (wrapping, mod 2⁶⁴). The cubic term keeps two
+/// items whose first two indices collide from colliding on all k.
+///
+/// # Example
+/// ```
+/// let h = amq::hash::hash128("apple", 0);
+/// let idx: Vec<u64> = amq::hash::bloom_indices(h, 1000, 7).collect();
+/// assert_eq!(idx.len(), 7);
+/// assert!(idx.iter().all(|&i| i < 1000));
+/// ```
+#[inline]
+pub fn bloom_indices(h: u128, m: u64, k: u32) -> BloomIndices {
+    BloomIndices {
+        x: h as u64,
+        y: (h >> 64) as u64,
+        i: 0,
+        k,
+        m,
+    }
+}
+
+/// Iterator over a classic Bloom filter's k indices; see [`bloom_indices`].
+#[derive(Debug, Clone)]
+pub struct BloomIndices {
+    x: u64,
+    y: u64,
+    i: u32,
+    k: u32,
+    m: u64,
+}
+
+impl Iterator for BloomIndices {
+    type Item = u64;
+    #[inline(always)]
+    fn next(&mut self) -> Option<u64> {
+        if self.i >= self.k {
+            return None;
+        }
+        let out = reduce(self.x, self.m);
+        self.i += 1;
+        self.x = self.x.wrapping_add(self.y);
+        self.y = self.y.wrapping_add(u64::from(self.i));
+        Some(out)
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = (self.k - self.i) as usize;
+        (left, Some(left))
+    }
+}
+
+impl ExactSizeIterator for BloomIndices {}
+
+/// The largest k a [`BlockedBloomFilter`](crate::BlockedBloomFilter) supports.
+pub const BLOCK_MAX_K: u32 = 32;
+
+/// Odd 64-bit multipliers, one per probe of a blocked filter (SplitMix64 outputs with the low
+/// bit set).
+const BLOCK_SALTS: [u64; BLOCK_MAX_K as usize] = {
+    let mut salts = [0u64; BLOCK_MAX_K as usize];
+    let mut state: u64 = 0x6a09_e667_f3bc_c908; // first 64 bits of frac(sqrt(2))
+    let mut i = 0;
+    while i < salts.len() {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        salts[i] = z | 1;
+        i += 1;
+    }
+    salts
+};
+
+/// The block of a blocked Bloom filter with `blocks` blocks: `reduce(low64(h), blocks)`.
+#[inline(always)]
+pub fn block_index(h: u128, blocks: u64) -> u64 {
+    reduce(h as u64, blocks)
+}
+
+/// The k-bit pattern inside a 512-bit block, as eight 64-bit words.
+///
+/// Probe i sets bit `p = (high64(h) · saltᵢ) >> 55` (9 bits, so any of the block's 512 bits):
+/// word `p / 64`, bit `p % 64`. Two probes may land on the same bit, as in the model of
+/// [`math::blocked_fpr`](crate::math::blocked_fpr). `k` is clamped to [`BLOCK_MAX_K`].
+///
+/// # Example
+/// ```
+/// let h = amq::hash::hash128("apple", 0);
+/// let pattern = amq::hash::block_pattern(h, 8);
+/// let bits: u32 = pattern.iter().map(|w| w.count_ones()).sum();
+/// assert!((1..=8).contains(&bits));
+/// ```
+#[inline(always)]
+pub fn block_pattern(h: u128, k: u32) -> [u64; 8] {
+    let x = (h >> 64) as u64;
+    let mut words = [0u64; 8];
+    for salt in &BLOCK_SALTS[..k.min(BLOCK_MAX_K) as usize] {
+        let p = x.wrapping_mul(*salt) >> 55;
+        words[(p >> 6) as usize] |= 1u64 << (p & 63);
+    }
+    words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reduce_is_in_range_and_monotone() {
+        let n = 1_000_003;
+        let mut last = 0;
+        for i in 0..1000u64 {
+            let x = i.wrapping_mul(u64::MAX / 1000);
+            let r = reduce(x, n);
+            assert!(r < n);
+            assert!(r >= last);
+            last = r;
+        }
+    }
+
+    #[test]
+    fn salts_are_odd_and_distinct() {
+        for (i, a) in BLOCK_SALTS.iter().enumerate() {
+            assert_eq!(a & 1, 1);
+            for b in &BLOCK_SALTS[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
+    }
+
+    #[test]
+    fn double_hashing_follows_the_recurrence() {
+        let h: u128 = (7u128 << 64) | 3;
+        // x: 3, 3+7=10, 10+8=18, 18+10=28 (y: 7, 8, 10, 13)
+        let m = u64::MAX; // reduce(x, MAX) = x - 1 for small x > 0, 0 for 0
+        let got: alloc::vec::Vec<u64> = bloom_indices(h, m, 4).collect();
+        assert_eq!(got, [2, 9, 17, 27]);
+    }
+}

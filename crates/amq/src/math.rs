@@ -1,0 +1,498 @@
+//! False-positive rates, sizing, and the planner.
+//!
+//! Notation: n items, m bits, k hash functions, ε the false-positive rate. Every function
+//! cites where its formula comes from. Pure functions of their arguments: nothing here touches
+//! a filter.
+
+use crate::error::{Error, Result};
+use libm::{exp, floor, lgamma, log, log1p, pow, sqrt};
+
+/// ln 2.
+const LN2: f64 = core::f64::consts::LN_2;
+
+/// Bits in one block of a [`BlockedBloomFilter`](crate::BlockedBloomFilter): a 64-byte cache line.
+pub const BLOCK_BITS: u64 = 512;
+
+/// Probability that a given bit is still zero after n items with k hash functions each were
+/// added to m bits: `(1 − 1/m)^(k·n)`.
+///
+/// (Bloom, "Space/Time Trade-offs in Hash Coding with Allowable Errors", CACM 1970; the seed
+/// `smart-contract-bloom-filter.md`: 0.875 for m = 8, k = 1, n = 1.) Computed as
+/// `exp(k·n·ln(1 − 1/m))` with `log1p`, so it stays accurate for large m.
+///
+/// # Example
+/// ```
+/// let p = amq::math::bit_zero_probability(1, 8, 1);
+/// assert!((p - 0.875).abs() < 1e-12);
+/// ```
+pub fn bit_zero_probability(n: u64, m: u64, k: u32) -> f64 {
+    if m == 0 {
+        return 0.0;
+    }
+    exp(k as f64 * n as f64 * log1p(-1.0 / m as f64))
+}
+
+/// The classic false-positive rate `ε ≈ (1 − e^(−k·n/m))^k`.
+///
+/// (Broder and Mitzenmacher, "Network Applications of Bloom Filters: A Survey", 2004, §2.1.)
+///
+/// # Example
+/// ```
+/// // The table in the seed bloom-cuckoo-sliding-window.md: m = 32, k = 3, n = 3.
+/// assert!((amq::math::fpr(3, 32, 3) - 0.01474).abs() < 5e-6);
+/// ```
+pub fn fpr(n: u64, m: u64, k: u32) -> f64 {
+    if m == 0 {
+        return 1.0;
+    }
+    pow(1.0 - exp(-(k as f64) * n as f64 / m as f64), k as f64)
+}
+
+/// The exact-expectation form `ε = (1 − (1 − 1/m)^(k·n))^k`: the classic rate with the
+/// expected fraction of zero bits taken exactly instead of through `e^(−kn/m)`.
+///
+/// (Bloom 1970; the seed `smart-contract-bloom-filter.md`, "(1 − (1 − 1/m)^kn)^k".) It still
+/// treats the k probed bits as independent, so it is an approximation for tiny m; the two forms
+/// agree to within O(k/m) relative error.
+pub fn fpr_exact(n: u64, m: u64, k: u32) -> f64 {
+    pow(1.0 - bit_zero_probability(n, m, k), k as f64)
+}
+
+/// The real-valued optimum `k = (m/n)·ln 2` (Broder and Mitzenmacher 2004, §2.1).
+///
+/// # Example
+/// ```
+/// // The seed smart-contract-bloom-filter.md: m = 32,768, n = 10,000.
+/// let k = amq::math::optimal_k(10_000, 32_768);
+/// assert!((k - 2.2713046812588287).abs() < 1e-12);
+/// ```
+pub fn optimal_k(n: u64, m: u64) -> f64 {
+    if n == 0 {
+        return f64::INFINITY;
+    }
+    m as f64 / n as f64 * LN2
+}
+
+/// The integer k nearest the optimum that gives the lower [`fpr`]: ⌊(m/n)·ln 2⌋ or
+/// ⌈(m/n)·ln 2⌉, never 0, at most `max_k`.
+pub fn best_k(n: u64, m: u64, max_k: u32) -> u32 {
+    let opt = optimal_k(n, m);
+    if !opt.is_finite() {
+        return 1;
+    }
+    let lo = (floor(opt) as u32).clamp(1, max_k);
+    let hi = (lo + 1).min(max_k);
+    if fpr(n, m, hi) < fpr(n, m, lo) {
+        hi
+    } else {
+        lo
+    }
+}
+
+/// The real-valued optimum `m = −n·ln ε / (ln 2)²` (Broder and Mitzenmacher 2004, §2.1).
+pub fn optimal_m(n: u64, fpr: f64) -> f64 {
+    -(n as f64) * log(fpr) / (LN2 * LN2)
+}
+
+fn check_n_fpr(n: u64, target: f64) -> Result<()> {
+    if n == 0 {
+        return Err(Error::invalid("n", "the number of items must be at least 1"));
+    }
+    if !(target > 0.0 && target < 1.0) {
+        return Err(Error::invalid(
+            "fpr",
+            alloc::format!("must be strictly between 0 and 1, got {target}"),
+        ));
+    }
+    Ok(())
+}
+
+/// The smallest `m` in `1..=hi` for which `ok(m)` holds, by bisection (`ok` must be monotone).
+fn smallest(mut lo: u64, mut hi: u64, ok: impl Fn(u64) -> bool) -> u64 {
+    // invariant: ok(hi), and everything below lo fails
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if ok(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    hi
+}
+
+/// The largest k a classic [`BloomFilter`](crate::BloomFilter) accepts.
+pub const BLOOM_MAX_K: u32 = 64;
+
+/// The smallest classic filter (m bits, k hash functions) whose [`fpr`] for n items is at most
+/// `target`, with k chosen as in [`best_k`], or fixed when `k` is `Some`.
+///
+/// Starts from [`optimal_m`] and searches for the exact integer m, so the answer is never a
+/// bit larger than needed.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] if n is 0, ε is not in (0, 1), or k is 0 or over
+/// [`BLOOM_MAX_K`], or the filter would need more than 2⁶³ bits.
+///
+/// # Example
+/// ```
+/// let (m, k) = amq::math::bloom_size(1_000_000, 0.01, None).unwrap();
+/// assert_eq!(k, 7);
+/// assert!(amq::math::fpr(1_000_000, m, k) <= 0.01);
+/// assert!(amq::math::fpr(1_000_000, m - 1, k) > 0.01);
+/// ```
+pub fn bloom_size(n: u64, target: f64, k: Option<u32>) -> Result<(u64, u32)> {
+    check_n_fpr(n, target)?;
+    if let Some(k) = k {
+        check_k(k, BLOOM_MAX_K)?;
+    }
+    let pick = |m: u64| k.unwrap_or_else(|| best_k(n, m, BLOOM_MAX_K));
+    let start = optimal_m(n, target);
+    let mut hi = (start * 1.05) as u64 + 64;
+    while fpr(n, hi, pick(hi)) > target {
+        hi = hi.checked_mul(2).filter(|&h| h < 1 << 63).ok_or_else(|| {
+            Error::invalid("fpr", "the filter would need more than 2^63 bits")
+        })?;
+    }
+    let m = smallest(1, hi, |m| fpr(n, m, pick(m)) <= target);
+    Ok((m, pick(m)))
+}
+
+fn check_k(k: u32, max: u32) -> Result<()> {
+    if k == 0 || k > max {
+        return Err(Error::invalid(
+            "k",
+            alloc::format!("must be between 1 and {max}, got {k}"),
+        ));
+    }
+    Ok(())
+}
+
+/// False-positive rate of a block holding j items, k probes each, when probes may land on any
+/// of the block's 512 bits: `(1 − (1 − 1/512)^(j·k))^k`.
+fn block_fpr_given_load(j: f64, k: u32) -> f64 {
+    pow(
+        1.0 - exp(j * k as f64 * log1p(-1.0 / BLOCK_BITS as f64)),
+        k as f64,
+    )
+}
+
+/// False-positive rate of a blocked Bloom filter: n items in `blocks` blocks of 512 bits,
+/// k probes inside one block per item.
+///
+/// The block loads are Poisson with mean λ = n/blocks, and a query hits a block holding j
+/// other items with probability `(1 − (1 − 1/512)^(j·k))^k`, so
+/// `ε = Σⱼ e^(−λ)·λʲ/j! · (1 − (1 − 1/512)^(j·k))^k`.
+/// (Putze, Sanders and Singler, "Cache-, Hash- and Space-Efficient Bloom Filters", WEA 2007,
+/// §3.) Because loads vary, this is well above the classic rate at the same bits per key:
+/// at 11.5 bits per key and k = 8 the classic formula says 0.39% and this model 0.51% (a
+/// Parquet-style split block of 256 bits, one bit in each 32-bit word, gives 0.66%).
+///
+/// # Example
+/// ```
+/// let blocks = 1_000_000 * 23 / 2 / 512; // 11.5 bits per key
+/// let eps = amq::math::blocked_fpr(1_000_000, blocks, 8);
+/// assert!(eps > 0.0050 && eps < 0.0052);
+/// ```
+pub fn blocked_fpr(n: u64, blocks: u64, k: u32) -> f64 {
+    if blocks == 0 {
+        return 1.0;
+    }
+    let lambda = n as f64 / blocks as f64;
+    if lambda == 0.0 {
+        return 0.0;
+    }
+    // Sum the Poisson terms over mean ± 12 standard deviations (the rest is < 1e-30).
+    let spread = 12.0 * sqrt(lambda) + 12.0;
+    let lo = floor((lambda - spread).max(0.0)) as u64;
+    let hi = (lambda + spread) as u64 + 1;
+    let ln_lambda = log(lambda);
+    let mut sum = 0.0;
+    for j in lo..=hi {
+        let jf = j as f64;
+        let ln_p = -lambda + jf * ln_lambda - lgamma(jf + 1.0);
+        sum += exp(ln_p) * block_fpr_given_load(jf, k);
+    }
+    sum.min(1.0)
+}
+
+/// The k in `1..=max_k` that minimises [`blocked_fpr`] for n items in `blocks` blocks.
+pub fn blocked_best_k(n: u64, blocks: u64, max_k: u32) -> u32 {
+    let mut best = (1, f64::INFINITY);
+    for k in 1..=max_k {
+        let e = blocked_fpr(n, blocks, k);
+        if e < best.1 {
+            best = (k, e);
+        }
+    }
+    best.0
+}
+
+/// The smallest blocked filter (number of 512-bit blocks, k) whose [`blocked_fpr`] for n items
+/// is at most `target`.
+///
+/// # Errors
+/// As [`bloom_size`], with k at most [`BLOCK_MAX_K`](crate::hash::BLOCK_MAX_K).
+pub fn blocked_size(n: u64, target: f64, k: Option<u32>) -> Result<(u64, u32)> {
+    check_n_fpr(n, target)?;
+    let max_k = crate::hash::BLOCK_MAX_K;
+    if let Some(k) = k {
+        check_k(k, max_k)?;
+    }
+    let pick = |b: u64| k.unwrap_or_else(|| blocked_best_k(n, b, max_k.min(24)));
+    let ok = |b: u64| blocked_fpr(n, b, pick(b)) <= target;
+    let mut hi = (optimal_m(n, target) / BLOCK_BITS as f64) as u64 + 1;
+    while !ok(hi) {
+        hi = hi.checked_mul(2).filter(|&h| h < 1 << 54).ok_or_else(|| {
+            Error::invalid("fpr", "the filter would need more than 2^63 bits")
+        })?;
+    }
+    let blocks = smallest(1, hi, ok);
+    Ok((blocks, pick(blocks)))
+}
+
+/// Swamidass–Baldi estimate of the number of distinct items in a classic filter with X of its
+/// m bits set: `n̂ = −(m/k)·ln(1 − X/m)`.
+///
+/// (Swamidass and Baldi, "Mathematical correction for fingerprint similarity measures to
+/// improve chemical retrieval", J. Chem. Inf. Model. 2007.) A full filter (X = m) gives
+/// infinity.
+pub fn estimate_items(bits_set: u64, m: u64, k: u32) -> f64 {
+    if m == 0 || k == 0 {
+        return 0.0;
+    }
+    -(m as f64 / k as f64) * log1p(-(bits_set as f64 / m as f64))
+}
+
+/// Estimated number of items in a blocked filter with X of its m = 512·blocks bits set.
+///
+/// Under the Poisson model a bit is zero with probability `exp(λ·((1 − 1/512)^k − 1))`,
+/// λ = n/blocks; solving for n gives `n̂ = blocks·ln(1 − X/m) / ((1 − 1/512)^k − 1)`.
+pub fn blocked_estimate_items(bits_set: u64, blocks: u64, k: u32) -> f64 {
+    if blocks == 0 || k == 0 {
+        return 0.0;
+    }
+    let m = (blocks * BLOCK_BITS) as f64;
+    let per_item = exp(k as f64 * log1p(-1.0 / BLOCK_BITS as f64)) - 1.0;
+    blocks as f64 * log1p(-(bits_set as f64 / m)) / per_item
+}
+
+/// The kinds of filter the planner sizes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PlanKind {
+    /// The classic [`BloomFilter`](crate::BloomFilter).
+    Bloom,
+    /// The cache-line [`BlockedBloomFilter`](crate::BlockedBloomFilter).
+    BlockedBloom,
+}
+
+impl PlanKind {
+    /// The name used on the command line and in JSON: `bloom`, `blocked-bloom`.
+    pub fn name(self) -> &'static str {
+        match self {
+            PlanKind::Bloom => "bloom",
+            PlanKind::BlockedBloom => "blocked-bloom",
+        }
+    }
+}
+
+/// What the planner is asked to meet.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Target {
+    /// A false-positive rate ε in (0, 1): the smallest filter that meets it.
+    Fpr(f64),
+    /// Exactly m bits (a blocked filter rounds up to whole 512-bit blocks).
+    Bits(u64),
+    /// At most this many bytes of filter (rounded down to whole words or blocks).
+    Memory(u64),
+}
+
+/// A filter plan: its shape and what it is expected to do.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Plan {
+    /// The kind of filter.
+    pub kind: PlanKind,
+    /// n, the number of items planned for.
+    pub items: u64,
+    /// m, the number of bits.
+    pub m_bits: u64,
+    /// k, the number of hash functions (probes).
+    pub k: u32,
+    /// Bytes of filter payload (whole 64-bit words, or 64-byte blocks).
+    pub bytes: u64,
+    /// m/n.
+    pub bits_per_key: f64,
+    /// Expected ε: [`fpr`] for `bloom`, [`blocked_fpr`] for `blocked-bloom`.
+    pub fpr: f64,
+    /// [`fpr_exact`] (the classic exact-expectation form, for either kind).
+    pub fpr_exact: f64,
+    /// [`bit_zero_probability`]: `(1 − 1/m)^(k·n)`.
+    pub bit_zero_probability: f64,
+    /// The real-valued optimum `(m/n)·ln 2`.
+    pub optimal_k: f64,
+}
+
+/// Plans a filter of `kind` for `n` items to meet `target`, with k fixed if given.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] for n = 0, ε outside (0, 1), a zero or too-small size, or k out
+/// of range.
+///
+/// # Example
+/// ```
+/// use amq::math::{plan, PlanKind, Target};
+/// let p = plan(PlanKind::Bloom, 1_000_000, Target::Fpr(0.01), None).unwrap();
+/// assert_eq!(p.k, 7);
+/// assert!(p.bits_per_key > 9.5 && p.bits_per_key < 9.6);
+/// let b = plan(PlanKind::BlockedBloom, 1_000_000, Target::Fpr(0.01), None).unwrap();
+/// assert!(b.bits_per_key > p.bits_per_key); // blocking costs bits for the same ε
+/// ```
+pub fn plan(kind: PlanKind, n: u64, target: Target, k: Option<u32>) -> Result<Plan> {
+    if n == 0 {
+        return Err(Error::invalid("n", "the number of items must be at least 1"));
+    }
+    let (m_bits, k) = match (kind, target) {
+        (PlanKind::Bloom, Target::Fpr(e)) => bloom_size(n, e, k)?,
+        (PlanKind::BlockedBloom, Target::Fpr(e)) => {
+            let (blocks, k) = blocked_size(n, e, k)?;
+            (blocks * BLOCK_BITS, k)
+        }
+        (PlanKind::Bloom, Target::Bits(m)) | (PlanKind::Bloom, Target::Memory(m)) => {
+            let m = if let Target::Memory(bytes) = target {
+                (bytes / 8) * 64
+            } else {
+                m
+            };
+            if m == 0 {
+                return Err(Error::invalid("m", "the filter needs at least 1 bit (8 bytes of memory)"));
+            }
+            let k = match k {
+                Some(k) => {
+                    check_k(k, BLOOM_MAX_K)?;
+                    k
+                }
+                None => best_k(n, m, BLOOM_MAX_K),
+            };
+            (m, k)
+        }
+        (PlanKind::BlockedBloom, Target::Bits(_)) | (PlanKind::BlockedBloom, Target::Memory(_)) => {
+            let blocks = match target {
+                Target::Memory(bytes) => bytes / (BLOCK_BITS / 8),
+                Target::Bits(m) => m.div_ceil(BLOCK_BITS),
+                Target::Fpr(_) => unreachable!("handled above"),
+            };
+            if blocks == 0 {
+                return Err(Error::invalid("m", "a blocked filter needs at least one 64-byte block"));
+            }
+            let k = match k {
+                Some(k) => {
+                    check_k(k, crate::hash::BLOCK_MAX_K)?;
+                    k
+                }
+                None => blocked_best_k(n, blocks, 24),
+            };
+            (blocks * BLOCK_BITS, k)
+        }
+    };
+    let expected = match kind {
+        PlanKind::Bloom => fpr(n, m_bits, k),
+        PlanKind::BlockedBloom => blocked_fpr(n, m_bits / BLOCK_BITS, k),
+    };
+    Ok(Plan {
+        kind,
+        items: n,
+        m_bits,
+        k,
+        bytes: m_bits.div_ceil(64) * 8,
+        bits_per_key: m_bits as f64 / n as f64,
+        fpr: expected,
+        fpr_exact: fpr_exact(n, m_bits, k),
+        bit_zero_probability: bit_zero_probability(n, m_bits, k),
+        optimal_k: optimal_k(n, m_bits),
+    })
+}
+
+/// The standard deviation of a measured rate over `trials` independent trials with true rate
+/// `p`: `√(p(1 − p)/trials)` (the binomial spread). Tests accept a measured ε within 3 of these.
+pub fn binomial_sigma(p: f64, trials: u64) -> f64 {
+    sqrt(p * (1.0 - p) / trials as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seed_table_bloom_cuckoo_sliding_window() {
+        // m = 32, k = 3, n = 3, 7, 12, 17, 28 (seeds/bloom-cuckoo-sliding-window.md)
+        let table = [(3, 0.01474), (7, 0.11143), (12, 0.30802), (17, 0.50595), (28, 0.79804)];
+        for (n, want) in table {
+            assert!((fpr(n, 32, 3) - want).abs() < 5e-6, "n = {n}");
+        }
+    }
+
+    #[test]
+    fn seed_smart_contract_numbers() {
+        assert!((bit_zero_probability(1, 8, 1) - 0.875).abs() < 1e-12);
+        // the seed gives three digits: "about 0.669" (0.66992) and "about 0.134" (0.13363)
+        assert!((bit_zero_probability(1, 8, 3) - 0.669).abs() < 1e-3);
+        assert!((bit_zero_probability(5, 8, 3) - 0.134).abs() < 1e-3);
+        assert!((optimal_k(10_000, 32_768) - 2.2713).abs() < 5e-5);
+        assert_eq!(best_k(10_000, 32_768, 64), 2);
+    }
+
+    #[test]
+    fn bloom_size_is_minimal() {
+        for &(n, e) in &[(1u64, 0.5), (10, 0.1), (1000, 0.01), (1_000_000, 0.001)] {
+            let (m, k) = bloom_size(n, e, None).unwrap();
+            assert!(fpr(n, m, k) <= e);
+            assert!(fpr(n, m - 1, best_k(n, m - 1, 64)) > e || m == 1);
+        }
+    }
+
+    #[test]
+    fn blocked_model_reproduces_the_issue_figures() {
+        // 11.5 bits per key: classic 0.39%; 512-bit blocks with free positions 0.506%.
+        assert!((fpr(1000, 11_500, 8) - 0.0039).abs() < 1e-4);
+        let e = blocked_fpr(1_000_000, 11_500_000 / 512, 8);
+        assert!((e - 0.00506).abs() < 2e-5, "{e}");
+        // a blocked filter's load mixture converges to the classic rate as blocks grow
+        // relative to items per block: with one item per block, only its own k bits count.
+        assert!(blocked_fpr(1_000_000, 1_000_000, 8) < 1e-9);
+    }
+
+    #[test]
+    fn blocked_size_meets_target() {
+        for &e in &[0.01, 0.001] {
+            let (b, k) = blocked_size(1_000_000, e, None).unwrap();
+            assert!(blocked_fpr(1_000_000, b, k) <= e);
+            assert!(blocked_fpr(1_000_000, b - 1, blocked_best_k(1_000_000, b - 1, 24)) > e);
+        }
+    }
+
+    #[test]
+    fn planner_rejects_bad_input() {
+        assert!(plan(PlanKind::Bloom, 0, Target::Fpr(0.01), None).is_err());
+        assert!(plan(PlanKind::Bloom, 10, Target::Fpr(1.0), None).is_err());
+        assert!(plan(PlanKind::Bloom, 10, Target::Fpr(f64::NAN), None).is_err());
+        assert!(plan(PlanKind::Bloom, 10, Target::Bits(0), None).is_err());
+        assert!(plan(PlanKind::BlockedBloom, 10, Target::Memory(63), None).is_err());
+        assert!(plan(PlanKind::Bloom, 10, Target::Bits(100), Some(0)).is_err());
+    }
+
+    #[test]
+    fn estimates_invert_the_expectation() {
+        let m = 1_000_000u64;
+        let k = 7;
+        let n = 100_000u64;
+        let x = (m as f64 * (1.0 - bit_zero_probability(n, m, k))) as u64;
+        let est = estimate_items(x, m, k);
+        assert!((est - n as f64).abs() / (n as f64) < 1e-3, "{est}");
+        let blocks = 2000u64;
+        let zero = exp(n as f64 / blocks as f64 * (exp(k as f64 * log1p(-1.0 / 512.0)) - 1.0));
+        let x = ((blocks * 512) as f64 * (1.0 - zero)) as u64;
+        let est = blocked_estimate_items(x, blocks, k);
+        assert!((est - n as f64).abs() / (n as f64) < 1e-3, "{est}");
+    }
+}
