@@ -32,10 +32,15 @@ extern crate alloc;
 mod any;
 pub mod bits;
 mod bloom;
+pub mod cuckoo;
 mod error;
 pub mod filter;
+pub mod formats;
+pub mod gcs;
 pub mod hash;
 pub mod math;
+pub mod negative;
+pub mod window;
 pub mod wire;
 
 pub use any::{AnyFilter, Info};

@@ -1,0 +1,162 @@
+//! `amq build`: build a filter from items, one per line.
+
+use super::{parse_fpr, write_atomically, BloomKind};
+use crate::input;
+use amq::math::{plan, Target};
+use amq::{AnyFilter, BlockedBloomFilter, BloomFilter};
+use anyhow::{bail, Result};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Build a filter from items (one per line) and write it as an .amq file.
+///
+/// Without --items the distinct items are counted first (in one pass: each item is hashed
+/// once, the hashes are kept and deduplicated), so the filter is sized for the real n.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq build --fpr 0.01 -o words.amq /usr/share/dict/american-english-insane
+  amq build --kind blocked-bloom --fpr 0.001 --items 1000000 -o ids.amq ids.txt
+  printf 'a\\nb\\n' | amq build --bits 1024 --hashes 3 -o small.amq -")]
+pub struct Args {
+    /// The kind of filter.
+    #[arg(long, value_enum, default_value = "bloom")]
+    kind: BloomKind,
+    /// Target false-positive rate ε (0.01 or 1%).
+    #[arg(long, value_parser = parse_fpr, required_unless_present = "bits", conflicts_with = "bits")]
+    fpr: Option<f64>,
+    /// n, the number of items to size for (default: count the distinct items).
+    #[arg(long, short = 'n')]
+    items: Option<u64>,
+    /// m, the number of bits (instead of --fpr).
+    #[arg(long)]
+    bits: Option<u64>,
+    /// k, the number of hash functions (default: the best for n and m).
+    #[arg(long)]
+    hashes: Option<u32>,
+    /// The hash seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Items are hex, one per line (an optional 0x).
+    #[arg(long)]
+    hex: bool,
+    /// Print the summary as JSON on stdout (instead of text on stderr).
+    #[arg(long)]
+    json: bool,
+    /// The .amq file to write.
+    #[arg(long, short = 'o')]
+    output: PathBuf,
+    /// Input files (default: stdin; `-` is stdin).
+    files: Vec<PathBuf>,
+}
+
+fn new_filter(kind: BloomKind, m: u64, k: u32, seed: u64) -> Result<AnyFilter> {
+    Ok(match kind {
+        BloomKind::Bloom => AnyFilter::Bloom(BloomFilter::new(m, k, seed)?),
+        BloomKind::BlockedBloom => AnyFilter::BlockedBloom(BlockedBloomFilter::new(m, k, seed)?),
+    })
+}
+
+fn hash_of(kind: BloomKind, item: &[u8], seed: u64) -> u128 {
+    let _ = kind; // both kinds hash the same way: XXH3-128 with the seed
+    amq::hash::hash128(item, seed)
+}
+
+fn insert_hash(f: &mut AnyFilter, h: u128) {
+    match f {
+        AnyFilter::Bloom(b) => {
+            b.insert_hash(h);
+        }
+        AnyFilter::BlockedBloom(b) => {
+            b.insert_hash(h);
+        }
+        _ => unreachable!("build makes Bloom kinds only"),
+    }
+}
+
+/// Runs `amq build`.
+pub fn run(a: Args) -> Result<ExitCode> {
+    let bar = crate::output::progress(None, "reading items");
+    // With n known up front the items stream straight into the filter; otherwise their hashes
+    // are collected, deduplicated and counted first.
+    let streaming = a.items.is_some() || (a.bits.is_some() && a.hashes.is_some());
+    let (filter, n) = if streaming {
+        {
+            let n = a.items.unwrap_or(1).max(1);
+            let (m, k) = shape(&a, n)?;
+            let mut f = new_filter(a.kind, m, k, a.seed)?;
+            let mut count = 0u64;
+            input::for_each_item(&a.files, a.hex, |item| {
+                insert_hash(&mut f, hash_of(a.kind, item, a.seed));
+                count += 1;
+                if count % 65_536 == 0 {
+                    bar.set_position(count);
+                }
+                Ok(())
+            })?;
+            (f, a.items.unwrap_or(count))
+        }
+    } else {
+        {
+            let mut hashes = Vec::new();
+            input::for_each_item(&a.files, a.hex, |item| {
+                hashes.push(hash_of(a.kind, item, a.seed));
+                if hashes.len() % 65_536 == 0 {
+                    bar.set_position(hashes.len() as u64);
+                }
+                Ok(())
+            })?;
+            hashes.sort_unstable();
+            hashes.dedup();
+            let n = hashes.len() as u64;
+            let (m, k) = shape(&a, n.max(1))?;
+            let mut f = new_filter(a.kind, m, k, a.seed)?;
+            for h in hashes {
+                insert_hash(&mut f, h);
+            }
+            (f, n)
+        }
+    };
+    bar.finish_and_clear();
+    write_atomically(&a.output, &filter.to_bytes())?;
+    let info = filter.info();
+    let expected = plan(a.kind.plan_kind(), n.max(1), Target::Bits(info.m_bits), Some(info.k))?.fpr;
+    let summary = serde_json::json!({
+        "output": a.output.display().to_string(),
+        "kind": info.kind,
+        "items": n,
+        "m_bits": info.m_bits,
+        "k": info.k,
+        "seed": info.seed,
+        "bytes": info.bytes,
+        "bits_per_key": info.m_bits as f64 / n.max(1) as f64,
+        "expected_fpr": expected,
+    });
+    if a.json {
+        let mut out = crate::output::stdout();
+        crate::output::json_line(&mut out, &summary)?;
+        std::io::Write::flush(&mut out)?;
+    } else {
+        eprintln!(
+            "built {}: {} items, m = {} bits, k = {}, {} bytes ({:.2} bits per key), expected fpr {:.4}%",
+            info.kind,
+            n,
+            info.m_bits,
+            info.k,
+            info.bytes,
+            info.m_bits as f64 / n.max(1) as f64,
+            expected * 100.0
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// m and k for n items from the flags.
+fn shape(a: &Args, n: u64) -> Result<(u64, u32)> {
+    let target = match (a.fpr, a.bits) {
+        (Some(e), None) => Target::Fpr(e),
+        (None, Some(m)) => Target::Bits(m),
+        _ => bail!("give either --fpr or --bits"),
+    };
+    let p = plan(a.kind.plan_kind(), n, target, a.hashes)?;
+    Ok((p.m_bits, p.k))
+}

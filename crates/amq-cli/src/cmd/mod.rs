@@ -1,0 +1,97 @@
+//! One module per command; each is thin over the library.
+
+pub mod build;
+pub mod contains;
+pub mod info;
+pub mod merge;
+pub mod plan;
+pub mod query;
+// [modules] further command modules go here, one line each
+
+use anyhow::{Context, Result};
+use std::path::Path;
+
+/// Reads and decodes an `.amq` file of any kind.
+pub fn load_filter(path: &Path) -> Result<amq::AnyFilter> {
+    let bytes = crate::input::read_all(path)?;
+    amq::AnyFilter::from_bytes(&bytes).with_context(|| format!("{}", path.display()))
+}
+
+/// Writes bytes to `path` atomically: a temporary file beside it, then a rename, so an
+/// existing file is never left half-written.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().context("output path has no file name")?;
+    let tmp = dir.join(format!(".{}.tmp{}", name.to_string_lossy(), std::process::id()));
+    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}
+
+/// Parses a byte size: a number with an optional unit (B, KB, MB, GB, KiB, MiB, GiB).
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit() && c != '_').unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: u64 = num.replace('_', "").parse().map_err(|_| format!("not a size: {s:?}"))?;
+    let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "kb" | "k" => 1_000,
+        "mb" | "m" => 1_000_000,
+        "gb" | "g" => 1_000_000_000,
+        "kib" => 1 << 10,
+        "mib" => 1 << 20,
+        "gib" => 1 << 30,
+        other => return Err(format!("unknown size unit {other:?} (use B, KB, MB, GB, KiB, MiB, GiB)")),
+    };
+    n.checked_mul(mult).ok_or_else(|| format!("size too large: {s:?}"))
+}
+
+/// Parses a false-positive rate: a number strictly between 0 and 1, or a percentage (`1%`).
+pub fn parse_fpr(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let v: f64 = match t.strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().map_err(|_| format!("not a rate: {s:?}"))? / 100.0,
+        None => t.parse().map_err(|_| format!("not a rate: {s:?}"))?,
+    };
+    if v > 0.0 && v < 1.0 {
+        Ok(v)
+    } else {
+        Err(format!("the false-positive rate must be strictly between 0 and 1, got {s}"))
+    }
+}
+
+/// The Bloom kinds `plan` and `build` know.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BloomKind {
+    /// Classic Bloom filter over m bits.
+    Bloom,
+    /// Cache-line blocked Bloom filter (512-bit blocks).
+    BlockedBloom,
+}
+
+impl BloomKind {
+    /// The planner's kind.
+    pub fn plan_kind(self) -> amq::math::PlanKind {
+        match self {
+            BloomKind::Bloom => amq::math::PlanKind::Bloom,
+            BloomKind::BlockedBloom => amq::math::PlanKind::BlockedBloom,
+        }
+    }
+}
+
+/// A plan as JSON (the fields `amq plan --json` prints).
+pub fn plan_json(p: &amq::math::Plan) -> serde_json::Value {
+    serde_json::json!({
+        "kind": p.kind.name(),
+        "items": p.items,
+        "m_bits": p.m_bits,
+        "k": p.k,
+        "bytes": p.bytes,
+        "bits_per_key": p.bits_per_key,
+        "fpr": p.fpr,
+        "fpr_exact": p.fpr_exact,
+        "bit_zero_probability": p.bit_zero_probability,
+        "optimal_k": p.optimal_k,
+    })
+}

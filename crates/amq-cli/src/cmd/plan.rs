@@ -1,0 +1,83 @@
+//! `amq plan`: size a filter for n items and a target ε, bit budget or memory budget.
+
+use super::{parse_bytes, parse_fpr, plan_json, BloomKind};
+use amq::math::{plan, Target};
+use anyhow::Result;
+use std::io::Write;
+use std::process::ExitCode;
+
+/// Size a filter: m, k, bytes, bits per key and the expected false-positive rate.
+///
+/// Without --kind, every kind is planned.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq plan --items 1000000 --fpr 0.01
+  amq plan --items 10000 --bits 32768 --json
+  amq plan --items 663473 --memory 1MiB --kind blocked-bloom")]
+#[command(group(clap::ArgGroup::new("target").required(true).args(["fpr", "bits", "memory"])))]
+pub struct Args {
+    /// n, the number of items.
+    #[arg(long, short = 'n')]
+    items: u64,
+    /// Target false-positive rate ε (0.01 or 1%).
+    #[arg(long, value_parser = parse_fpr)]
+    fpr: Option<f64>,
+    /// Exactly m bits (a blocked filter rounds up to whole 512-bit blocks).
+    #[arg(long)]
+    bits: Option<u64>,
+    /// A memory budget in bytes (units: KB, MB, KiB, MiB, ...).
+    #[arg(long, value_parser = parse_bytes)]
+    memory: Option<u64>,
+    /// k, the number of hash functions (default: the best for the target).
+    #[arg(long)]
+    hashes: Option<u32>,
+    /// The kind to plan (default: every kind).
+    #[arg(long, value_enum)]
+    kind: Option<BloomKind>,
+    /// Machine-readable output: one JSON object per kind.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `amq plan`.
+pub fn run(a: Args) -> Result<ExitCode> {
+    let target = match (a.fpr, a.bits, a.memory) {
+        (Some(e), _, _) => Target::Fpr(e),
+        (_, Some(m), _) => Target::Bits(m),
+        (_, _, Some(b)) => Target::Memory(b),
+        _ => unreachable!("clap requires one target"),
+    };
+    let kinds = match a.kind {
+        Some(k) => vec![k],
+        None => vec![BloomKind::Bloom, BloomKind::BlockedBloom],
+    };
+    let mut out = crate::output::stdout();
+    if !a.json {
+        writeln!(
+            out,
+            "{:<14} {:>14} {:>3} {:>14} {:>12} {:>12} {:>12} {:>10}",
+            "kind", "m_bits", "k", "bytes", "bits/key", "fpr", "fpr_exact", "bit_zero"
+        )?;
+    }
+    for kind in kinds {
+        let p = plan(kind.plan_kind(), a.items, target, a.hashes)?;
+        if a.json {
+            crate::output::json_line(&mut out, &plan_json(&p))?;
+        } else {
+            writeln!(
+                out,
+                "{:<14} {:>14} {:>3} {:>14} {:>12.4} {:>12.6e} {:>12.6e} {:>10.6}",
+                p.kind.name(),
+                p.m_bits,
+                p.k,
+                p.bytes,
+                p.bits_per_key,
+                p.fpr,
+                p.fpr_exact,
+                p.bit_zero_probability
+            )?;
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}

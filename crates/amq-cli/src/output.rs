@@ -1,0 +1,48 @@
+//! Writing results: stdout through one buffered writer; a closed pipe ends the command quietly.
+
+use anyhow::Result;
+use std::io::{self, BufWriter, Write};
+
+/// A buffered, locked stdout.
+pub fn stdout() -> BufWriter<io::StdoutLock<'static>> {
+    BufWriter::with_capacity(1 << 16, io::stdout().lock())
+}
+
+/// Prints one JSON value on its own line.
+pub fn json_line(out: &mut impl Write, value: &serde_json::Value) -> Result<()> {
+    serde_json::to_writer(&mut *out, value)?;
+    out.write_all(b"\n")?;
+    Ok(())
+}
+
+/// `true` if the error (or any cause) is a closed pipe, which is not an error for a CLI.
+pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<io::Error>()
+            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+            || cause
+                .downcast_ref::<serde_json::Error>()
+                .is_some_and(|e| e.io_error_kind() == Some(io::ErrorKind::BrokenPipe))
+    })
+}
+
+/// A progress bar on stderr when stderr is a terminal; hidden otherwise.
+pub fn progress(len: Option<u64>, what: &str) -> indicatif::ProgressBar {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    use std::io::IsTerminal;
+    let bar = match len {
+        Some(n) => ProgressBar::new(n).with_style(
+            ProgressStyle::with_template("{msg} {bar:40} {pos}/{len} ({per_sec}, {eta})")
+                .expect("valid template"),
+        ),
+        None => ProgressBar::new_spinner().with_style(
+            ProgressStyle::with_template("{msg} {spinner} {pos} ({per_sec})").expect("valid template"),
+        ),
+    };
+    bar.set_message(what.to_string());
+    if !io::stderr().is_terminal() {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    bar
+}

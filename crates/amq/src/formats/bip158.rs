@@ -1,0 +1,1 @@
+//! Being written: see the open issue for this format.

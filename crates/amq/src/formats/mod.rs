@@ -1,0 +1,14 @@
+//! Byte-exact filter formats used on real chains, each behind its own feature.
+//!
+//! Each fixes its own hash, as its specification does; none uses the general XXH3 hashing.
+
+#[cfg(feature = "algorand")]
+pub mod algorand;
+#[cfg(feature = "bip158")]
+pub mod bip158;
+#[cfg(feature = "bip37")]
+pub mod bip37;
+#[cfg(feature = "cashu")]
+pub mod cashu;
+#[cfg(feature = "eth")]
+pub mod eth;
