@@ -5,7 +5,6 @@
 //! always zero.
 
 use crate::error::{Error, Result};
-use alloc::vec;
 use alloc::vec::Vec;
 
 /// A bit vector of a fixed number of bits.
@@ -19,13 +18,20 @@ impl BitVec {
     /// `len` zero bits.
     ///
     /// # Panics
-    /// If `len` bits need more words than fit in memory (`usize`).
+    /// If the memory cannot be allocated; [`BitVec::try_new`] returns an error instead.
     pub fn new(len: u64) -> Self {
-        let words = usize::try_from(len.div_ceil(64)).expect("bit vector too large for this platform");
-        BitVec {
-            words: vec![0; words],
+        Self::try_new(len).expect("cannot allocate the bit vector")
+    }
+
+    /// `len` zero bits, or an error if the memory cannot be had.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] (`m`) if `⌈len/64⌉` words cannot be allocated.
+    pub fn try_new(len: u64) -> Result<Self> {
+        Ok(BitVec {
+            words: try_zeroed(len.div_ceil(64), "m")?,
             len,
-        }
+        })
     }
 
     /// Builds a bit vector of `len` bits from its words.
@@ -144,6 +150,20 @@ impl BitVec {
     }
 }
 
+/// A vector of `n` default values, or an error naming `what` if it cannot be allocated
+/// (instead of aborting the process, as `vec!` would).
+///
+/// # Errors
+/// [`Error::InvalidParameter`] when the allocation fails or `n` overflows `usize`.
+pub fn try_zeroed<T: Clone + Default>(n: u64, what: &'static str) -> Result<Vec<T>> {
+    let fail = || Error::invalid(what, alloc::format!("cannot allocate {n} elements"));
+    let n = usize::try_from(n).map_err(|_| fail())?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| fail())?;
+    v.resize(n, T::default());
+    Ok(v)
+}
+
 /// `words` as little-endian bytes.
 pub fn words_to_le_bytes(words: &[u64]) -> Vec<u8> {
     let mut out = Vec::with_capacity(words.len() * 8);
@@ -187,9 +207,9 @@ mod tests {
 
     #[test]
     fn from_words_rejects_stray_bits() {
-        assert!(BitVec::from_words(vec![0, 0, 4], 130).is_err());
-        assert!(BitVec::from_words(vec![0, 0], 130).is_err());
-        assert!(BitVec::from_words(vec![0, 0, 3], 130).is_ok());
+        assert!(BitVec::from_words(alloc::vec![0, 0, 4], 130).is_err());
+        assert!(BitVec::from_words(alloc::vec![0, 0], 130).is_err());
+        assert!(BitVec::from_words(alloc::vec![0, 0, 3], 130).is_ok());
     }
 
     #[test]

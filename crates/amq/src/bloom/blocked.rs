@@ -4,7 +4,6 @@ use crate::filter::{Filter, Insert, Item, Merge};
 use crate::hash::{block_index, block_pattern, hash128, BLOCK_MAX_K};
 use crate::math::{self, BLOCK_BITS};
 use crate::wire::{self, Kind};
-use alloc::vec;
 use alloc::vec::Vec;
 
 /// One 512-bit block, aligned to a 64-byte cache line.
@@ -66,7 +65,8 @@ impl BlockedBloomFilter {
     /// per item.
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] if m is 0 or k is not in `1..=32`.
+    /// [`Error::InvalidParameter`] if m is 0, k is not in `1..=32`, or the memory cannot be
+    /// allocated.
     pub fn new(m: u64, k: u32, seed: u64) -> Result<Self> {
         if m == 0 {
             return Err(Error::invalid("m", "a blocked Bloom filter needs at least 1 bit"));
@@ -77,12 +77,8 @@ impl BlockedBloomFilter {
                 alloc::format!("must be between 1 and {BLOCK_MAX_K}, got {k}"),
             ));
         }
-        let blocks = m.div_ceil(BLOCK_BITS);
-        if blocks > isize::MAX as u64 / 64 {
-            return Err(Error::invalid("m", "too many bits for this platform"));
-        }
         Ok(BlockedBloomFilter {
-            blocks: vec![Block::default(); blocks as usize],
+            blocks: crate::bits::try_zeroed(m.div_ceil(BLOCK_BITS), "m")?,
             k,
             seed,
             inserted: 0,

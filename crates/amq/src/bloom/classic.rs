@@ -34,7 +34,8 @@ impl BloomFilter {
     /// An empty filter of `m` bits with `k` hash functions and the given seed.
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] if m is 0 or k is not in `1..=64`.
+    /// [`Error::InvalidParameter`] if m is 0, k is not in `1..=64`, or the memory cannot be
+    /// allocated.
     pub fn new(m: u64, k: u32, seed: u64) -> Result<Self> {
         if m == 0 {
             return Err(Error::invalid("m", "a Bloom filter needs at least 1 bit"));
@@ -45,11 +46,8 @@ impl BloomFilter {
                 alloc::format!("must be between 1 and {}, got {k}", math::BLOOM_MAX_K),
             ));
         }
-        if m.div_ceil(64) > isize::MAX as u64 / 8 {
-            return Err(Error::invalid("m", "too many bits for this platform"));
-        }
         Ok(BloomFilter {
-            bits: BitVec::new(m),
+            bits: BitVec::try_new(m)?,
             k,
             seed,
             inserted: 0,
