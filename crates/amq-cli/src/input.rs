@@ -96,16 +96,6 @@ pub fn for_each_item(
     Ok(())
 }
 
-/// Reads every item into memory.
-pub fn read_items(paths: &[PathBuf], hex: bool) -> Result<Vec<Vec<u8>>> {
-    let mut items = Vec::new();
-    for_each_item(paths, hex, |item| {
-        items.push(item.to_vec());
-        Ok(())
-    })?;
-    Ok(items)
-}
-
 /// Shows an item as text: UTF-8 as is, anything else as `0x` hex.
 pub fn display_item(item: &[u8], hex: bool) -> String {
     if hex {
