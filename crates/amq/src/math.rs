@@ -216,6 +216,36 @@ pub fn blocked_fpr(n: u64, blocks: u64, k: u32) -> f64 {
     sum.min(1.0)
 }
 
+/// [`blocked_fpr`] with the exact block-load distribution: loads are Binomial(n, 1/blocks)
+/// instead of Poisson(n/blocks), so
+/// `ε = Σⱼ C(n, j)·pʲ·(1 − p)^(n−j) · (1 − (1 − 1/512)^(j·k))^k` with p = 1/blocks.
+///
+/// The two agree closely once there are more than a few blocks; this is the blocked filter's
+/// counterpart of [`fpr_exact`].
+pub fn blocked_fpr_exact(n: u64, blocks: u64, k: u32) -> f64 {
+    if blocks == 0 {
+        return 1.0;
+    }
+    if blocks == 1 {
+        return block_fpr_given_load(n as f64, k);
+    }
+    let nf = n as f64;
+    let p = 1.0 / blocks as f64;
+    let mean = nf * p;
+    let spread = 12.0 * sqrt(mean) + 12.0;
+    let lo = floor((mean - spread).max(0.0)) as u64;
+    let hi = ((mean + spread) as u64 + 1).min(n);
+    let (ln_p, ln_q) = (log(p), log1p(-p));
+    let ln_n_fact = lgamma(nf + 1.0);
+    let mut sum = 0.0;
+    for j in lo..=hi {
+        let jf = j as f64;
+        let ln_pmf = ln_n_fact - lgamma(jf + 1.0) - lgamma(nf - jf + 1.0) + jf * ln_p + (nf - jf) * ln_q;
+        sum += exp(ln_pmf) * block_fpr_given_load(jf, k);
+    }
+    sum.min(1.0)
+}
+
 /// The k in `1..=max_k` that minimises [`blocked_fpr`] for n items in `blocks` blocks.
 pub fn blocked_best_k(n: u64, blocks: u64, max_k: u32) -> u32 {
     let mut best = (1, f64::INFINITY);
@@ -325,7 +355,8 @@ pub struct Plan {
     pub bits_per_key: f64,
     /// Expected ε: [`fpr`] for `bloom`, [`blocked_fpr`] for `blocked-bloom`.
     pub fpr: f64,
-    /// [`fpr_exact`] (the classic exact-expectation form, for either kind).
+    /// The exact-expectation form: [`fpr_exact`] for `bloom`, [`blocked_fpr_exact`] (binomial
+    /// block loads) for `blocked-bloom`.
     pub fpr_exact: f64,
     /// [`bit_zero_probability`]: `(1 − 1/m)^(k·n)`.
     pub bit_zero_probability: f64,
@@ -407,7 +438,10 @@ pub fn plan(kind: PlanKind, n: u64, target: Target, k: Option<u32>) -> Result<Pl
         bytes: m_bits.div_ceil(64) * 8,
         bits_per_key: m_bits as f64 / n as f64,
         fpr: expected,
-        fpr_exact: fpr_exact(n, m_bits, k),
+        fpr_exact: match kind {
+            PlanKind::Bloom => fpr_exact(n, m_bits, k),
+            PlanKind::BlockedBloom => blocked_fpr_exact(n, m_bits / BLOCK_BITS, k),
+        },
         bit_zero_probability: bit_zero_probability(n, m_bits, k),
         optimal_k: optimal_k(n, m_bits),
     })
@@ -460,6 +494,17 @@ mod tests {
         // a blocked filter's load mixture converges to the classic rate as blocks grow
         // relative to items per block: with one item per block, only its own k bits count.
         assert!(blocked_fpr(1_000_000, 1_000_000, 8) < 1e-9);
+    }
+
+    #[test]
+    fn binomial_and_poisson_block_loads_agree() {
+        for &(n, blocks, k) in &[(1_000_000u64, 20_000u64, 8u32), (1000, 30, 6), (50, 2, 3)] {
+            let a = blocked_fpr(n, blocks, k);
+            let b = blocked_fpr_exact(n, blocks, k);
+            assert!((a / b - 1.0).abs() < 0.05, "{n} {blocks} {k}: {a} vs {b}");
+        }
+        // one block: the load is exactly n
+        assert!((blocked_fpr_exact(40, 1, 4) - block_fpr_given_load(40.0, 4)).abs() < 1e-15);
     }
 
     #[test]
