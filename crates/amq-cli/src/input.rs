@@ -12,7 +12,10 @@ use std::path::{Path, PathBuf};
 /// Opens a file, or stdin for `-`.
 pub fn open(path: &Path) -> Result<Box<dyn BufRead>> {
     if path == Path::new("-") {
-        Ok(Box::new(BufReader::with_capacity(1 << 16, io::stdin().lock())))
+        Ok(Box::new(BufReader::with_capacity(
+            1 << 16,
+            io::stdin().lock(),
+        )))
     } else {
         let f = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
         Ok(Box::new(BufReader::with_capacity(1 << 16, f)))
@@ -49,7 +52,10 @@ pub fn parse_hex(text: &str) -> Result<Vec<u8>> {
 
 fn shorten(s: &str) -> String {
     if s.len() > 40 {
-        format!("{}...", &s[..s.char_indices().nth(40).map_or(s.len(), |(i, _)| i)])
+        format!(
+            "{}...",
+            &s[..s.char_indices().nth(40).map_or(s.len(), |(i, _)| i)]
+        )
     } else {
         s.to_string()
     }
@@ -86,7 +92,8 @@ pub fn for_each_item(
                 let Ok(text) = std::str::from_utf8(&line) else {
                     bail!("{}:{lineno}: not hex text", path.display());
                 };
-                let bytes = parse_hex(text).with_context(|| format!("{}:{lineno}", path.display()))?;
+                let bytes =
+                    parse_hex(text).with_context(|| format!("{}:{lineno}", path.display()))?;
                 f(&bytes)?;
             } else {
                 f(&line)?;

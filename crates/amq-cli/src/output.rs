@@ -37,7 +37,8 @@ pub fn progress(len: Option<u64>, what: &str) -> indicatif::ProgressBar {
                 .expect("valid template"),
         ),
         None => ProgressBar::new_spinner().with_style(
-            ProgressStyle::with_template("{msg} {spinner} {pos} ({per_sec})").expect("valid template"),
+            ProgressStyle::with_template("{msg} {spinner} {pos} ({per_sec})")
+                .expect("valid template"),
         ),
     };
     bar.set_message(what.to_string());

@@ -10,24 +10,37 @@ fn amq() -> Command {
 
 fn plan_json(args: &[&str]) -> serde_json::Value {
     let out = amq().arg("plan").args(args).arg("--json").output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
 fn close(v: &serde_json::Value, key: &str, want: f64, tol: f64) {
     let got = v[key].as_f64().unwrap_or_else(|| panic!("no {key} in {v}"));
-    assert!((got - want).abs() <= tol, "{key}: got {got}, want {want} ± {tol}");
+    assert!(
+        (got - want).abs() <= tol,
+        "{key}: got {got}, want {want} ± {tol}"
+    );
 }
 
 #[test]
 fn plan_reproduces_the_smart_contract_seed() {
     // bit still zero: 0.875 for m = 8, k = 1, n = 1
-    let v = plan_json(&["--items", "1", "--bits", "8", "--hashes", "1", "--kind", "bloom"]);
+    let v = plan_json(&[
+        "--items", "1", "--bits", "8", "--hashes", "1", "--kind", "bloom",
+    ]);
     close(&v, "bit_zero_probability", 0.875, 1e-12);
     // 0.669 for k = 3, n = 1 and 0.134 for k = 3, n = 5 (the seed gives three digits)
-    let v = plan_json(&["--items", "1", "--bits", "8", "--hashes", "3", "--kind", "bloom"]);
+    let v = plan_json(&[
+        "--items", "1", "--bits", "8", "--hashes", "3", "--kind", "bloom",
+    ]);
     close(&v, "bit_zero_probability", 0.669, 1e-3);
-    let v = plan_json(&["--items", "5", "--bits", "8", "--hashes", "3", "--kind", "bloom"]);
+    let v = plan_json(&[
+        "--items", "5", "--bits", "8", "--hashes", "3", "--kind", "bloom",
+    ]);
     close(&v, "bit_zero_probability", 0.134, 1e-3);
     // optimal k 2.2713 for m = 32,768, n = 10,000, and k = 2 chosen
     let v = plan_json(&["--items", "10000", "--bits", "32768", "--kind", "bloom"]);
@@ -39,8 +52,16 @@ fn plan_reproduces_the_smart_contract_seed() {
 
 #[test]
 fn plan_reproduces_the_bloom_cuckoo_seed_table() {
-    for (n, want) in [("3", 0.01474), ("7", 0.11143), ("12", 0.30802), ("17", 0.50595), ("28", 0.79804)] {
-        let v = plan_json(&["--items", n, "--bits", "32", "--hashes", "3", "--kind", "bloom"]);
+    for (n, want) in [
+        ("3", 0.01474),
+        ("7", 0.11143),
+        ("12", 0.30802),
+        ("17", 0.50595),
+        ("28", 0.79804),
+    ] {
+        let v = plan_json(&[
+            "--items", n, "--bits", "32", "--hashes", "3", "--kind", "bloom",
+        ]);
         close(&v, "fpr", want, 5e-6);
         assert!(v["fpr_exact"].as_f64().unwrap() >= v["fpr"].as_f64().unwrap() - 1e-3);
     }
@@ -49,13 +70,30 @@ fn plan_reproduces_the_bloom_cuckoo_seed_table() {
 #[test]
 fn plan_fields_and_kinds() {
     let v = plan_json(&["--items", "1000000", "--fpr", "0.01", "--kind", "bloom"]);
-    for key in ["kind", "items", "m_bits", "k", "bytes", "bits_per_key", "fpr", "fpr_exact", "bit_zero_probability"] {
+    for key in [
+        "kind",
+        "items",
+        "m_bits",
+        "k",
+        "bytes",
+        "bits_per_key",
+        "fpr",
+        "fpr_exact",
+        "bit_zero_probability",
+    ] {
         assert!(!v[key].is_null(), "missing {key}");
     }
     assert_eq!(v["kind"], "bloom");
     assert_eq!(v["k"], 7);
     assert!(v["fpr"].as_f64().unwrap() <= 0.01);
-    let b = plan_json(&["--items", "1000000", "--fpr", "1%", "--kind", "blocked-bloom"]);
+    let b = plan_json(&[
+        "--items",
+        "1000000",
+        "--fpr",
+        "1%",
+        "--kind",
+        "blocked-bloom",
+    ]);
     assert_eq!(b["kind"], "blocked-bloom");
     assert!(b["fpr"].as_f64().unwrap() <= 0.01);
     assert!(b["m_bits"].as_u64().unwrap() % 512 == 0);
@@ -64,10 +102,14 @@ fn plan_fields_and_kinds() {
     let m = plan_json(&["--items", "100000", "--memory", "64KiB", "--kind", "bloom"]);
     assert!(m["bytes"].as_u64().unwrap() <= 65536);
     // every kind without --kind: one JSON object per line
-    let out = amq().args(["plan", "--items", "1000", "--fpr", "0.01", "--json"]).output().unwrap();
+    let out = amq()
+        .args(["plan", "--items", "1000", "--fpr", "0.01", "--json"])
+        .output()
+        .unwrap();
     assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 2);
     // human table
-    amq().args(["plan", "--items", "1000", "--fpr", "0.01"])
+    amq()
+        .args(["plan", "--items", "1000", "--fpr", "0.01"])
         .assert()
         .success()
         .stdout(predicate::str::contains("blocked-bloom"));
@@ -84,7 +126,8 @@ fn plan_errors_exit_2() {
         vec!["plan", "--items", "ten", "--fpr", "0.1"],
         vec!["plan", "--items", "10", "--memory", "12 parsecs"],
     ] {
-        amq().args(&args)
+        amq()
+            .args(&args)
             .assert()
             .code(2)
             .stderr(predicate::str::starts_with("error:"))
@@ -110,7 +153,14 @@ impl Dir {
 
 fn build(dir: &Dir, name: &str, input: &Path, extra: &[&str]) -> PathBuf {
     let out = dir.path(name);
-    amq().arg("build").args(extra).arg("-o").arg(&out).arg(input).assert().success();
+    amq()
+        .arg("build")
+        .args(extra)
+        .arg("-o")
+        .arg(&out)
+        .arg(input)
+        .assert()
+        .success();
     out
 }
 
@@ -124,19 +174,51 @@ fn build_query_info_round_trip_both_kinds() {
     let members = dir.write("members.txt", words("m", 5000).as_bytes());
     let others = dir.write("others.txt", words("o", 20000).as_bytes());
     for kind in ["bloom", "blocked-bloom"] {
-        let f = build(&dir, &format!("{kind}.amq"), &members, &["--kind", kind, "--fpr", "0.01"]);
+        let f = build(
+            &dir,
+            &format!("{kind}.amq"),
+            &members,
+            &["--kind", kind, "--fpr", "0.01"],
+        );
         // every member is selected
-        amq().arg("query").arg("--count").arg(&f).arg(&members)
+        amq()
+            .arg("query")
+            .arg("--count")
+            .arg(&f)
+            .arg(&members)
             .assert()
             .code(0)
             .stdout("5000\n");
         // non-members: about 1% selected
-        let out = amq().arg("query").arg("--count").arg(&f).arg(&others).output().unwrap();
-        let hits: f64 = String::from_utf8(out.stdout).unwrap().trim().parse().unwrap();
-        assert!(hits / 20000.0 < 0.01 + 3.0 * (0.01f64 * 0.99 / 20000.0).sqrt(), "{kind}: {hits}");
+        let out = amq()
+            .arg("query")
+            .arg("--count")
+            .arg(&f)
+            .arg(&others)
+            .output()
+            .unwrap();
+        let hits: f64 = String::from_utf8(out.stdout)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert!(
+            hits / 20000.0 < 0.01 + 3.0 * (0.01f64 * 0.99 / 20000.0).sqrt(),
+            "{kind}: {hits}"
+        );
         // --invert selects the definitely absent ones
-        let out = amq().arg("query").args(["--invert", "--count"]).arg(&f).arg(&others).output().unwrap();
-        let absent: f64 = String::from_utf8(out.stdout).unwrap().trim().parse().unwrap();
+        let out = amq()
+            .arg("query")
+            .args(["--invert", "--count"])
+            .arg(&f)
+            .arg(&others)
+            .output()
+            .unwrap();
+        let absent: f64 = String::from_utf8(out.stdout)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
         assert_eq!(absent + hits, 20000.0);
         // info
         let out = amq().args(["info", "--json"]).arg(&f).output().unwrap();
@@ -145,10 +227,22 @@ fn build_query_info_round_trip_both_kinds() {
         assert_eq!(v["items_inserted"], 5000);
         let est = v["estimated_items"].as_f64().unwrap();
         assert!((est / 5000.0 - 1.0).abs() < 0.05, "{est}");
-        for key in ["m_bits", "k", "seed", "fill_ratio", "estimated_fpr", "bytes"] {
+        for key in [
+            "m_bits",
+            "k",
+            "seed",
+            "fill_ratio",
+            "estimated_fpr",
+            "bytes",
+        ] {
             assert!(!v[key].is_null(), "info lacks {key}");
         }
-        amq().arg("info").arg(&f).assert().success().stdout(predicate::str::contains("fill ratio"));
+        amq()
+            .arg("info")
+            .arg(&f)
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("fill ratio"));
     }
 }
 
@@ -157,13 +251,21 @@ fn build_counts_distinct_items_and_reports() {
     let dir = Dir::new();
     let input = dir.write("dups.txt", b"a\nb\na\nc\nb\n");
     let out = dir.path("d.amq");
-    let o = amq().args(["build", "--fpr", "0.01", "--json", "-o"]).arg(&out).arg(&input).output().unwrap();
+    let o = amq()
+        .args(["build", "--fpr", "0.01", "--json", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .output()
+        .unwrap();
     assert!(o.status.success());
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["items"], 3);
     assert!(v["expected_fpr"].as_f64().unwrap() <= 0.01);
     // text summary goes to stderr
-    amq().args(["build", "--fpr", "0.01", "-o"]).arg(dir.path("e.amq")).arg(&input)
+    amq()
+        .args(["build", "--fpr", "0.01", "-o"])
+        .arg(dir.path("e.amq"))
+        .arg(&input)
         .assert()
         .success()
         .stdout("")
@@ -174,27 +276,58 @@ fn build_counts_distinct_items_and_reports() {
 fn stdin_lines_crlf_empty_items_and_hex() {
     let dir = Dir::new();
     let f = dir.path("s.amq");
-    amq().args(["build", "--bits", "4096", "--hashes", "4", "-o"]).arg(&f).arg("-")
+    amq()
+        .args(["build", "--bits", "4096", "--hashes", "4", "-o"])
+        .arg(&f)
+        .arg("-")
         .write_stdin(&b"alpha\r\n\nbeta\n\xff\xfe\n"[..])
         .assert()
         .success();
     // "alpha" (CRLF stripped), the empty item, and raw non-UTF-8 bytes are all members
-    amq().arg("contains").arg(&f).args(["alpha", "", "beta"]).assert().code(0);
-    amq().arg("contains").args(["--hex"]).arg(&f).args(["0xfffe", ""]).assert().code(0);
-    amq().arg("query").arg(&f).write_stdin("alpha\ngamma\n").assert().code(0).stdout("alpha\n");
+    amq()
+        .arg("contains")
+        .arg(&f)
+        .args(["alpha", "", "beta"])
+        .assert()
+        .code(0);
+    amq()
+        .arg("contains")
+        .args(["--hex"])
+        .arg(&f)
+        .args(["0xfffe", ""])
+        .assert()
+        .code(0);
+    amq()
+        .arg("query")
+        .arg(&f)
+        .write_stdin("alpha\ngamma\n")
+        .assert()
+        .code(0)
+        .stdout("alpha\n");
     // hex input: 0x optional, an empty line is zero bytes
     let g = dir.path("h.amq");
-    amq().args(["build", "--hex", "--fpr", "0.001", "-o"]).arg(&g)
+    amq()
+        .args(["build", "--hex", "--fpr", "0.001", "-o"])
+        .arg(&g)
         .write_stdin("0xdeadbeef\nCAFE\n\n")
         .assert()
         .success();
-    amq().args(["contains", "--hex"]).arg(&g).args(["deadbeef", "0xcafe", ""]).assert().code(0);
-    amq().args(["query", "--hex", "--json"]).arg(&g)
+    amq()
+        .args(["contains", "--hex"])
+        .arg(&g)
+        .args(["deadbeef", "0xcafe", ""])
+        .assert()
+        .code(0);
+    amq()
+        .args(["query", "--hex", "--json"])
+        .arg(&g)
         .write_stdin("deadbeef\n")
         .assert()
         .code(0)
         .stdout(predicate::str::contains(r#""maybe":true"#));
-    amq().args(["build", "--hex", "--fpr", "0.01", "-o"]).arg(dir.path("x.amq"))
+    amq()
+        .args(["build", "--hex", "--fpr", "0.01", "-o"])
+        .arg(dir.path("x.amq"))
         .write_stdin("not hex\n")
         .assert()
         .code(2)
@@ -206,23 +339,53 @@ fn contains_and_query_exit_statuses() {
     let dir = Dir::new();
     let members = dir.write("m.txt", words("m", 100).as_bytes());
     let f = build(&dir, "f.amq", &members, &["--fpr", "0.0001"]);
-    amq().arg("contains").arg(&f).args(["m1", "m2"]).assert().code(0).stdout("maybe\tm1\nmaybe\tm2\n");
-    amq().arg("contains").arg(&f).args(["m1", "definitely-not-here"])
+    amq()
+        .arg("contains")
+        .arg(&f)
+        .args(["m1", "m2"])
+        .assert()
+        .code(0)
+        .stdout("maybe\tm1\nmaybe\tm2\n");
+    amq()
+        .arg("contains")
+        .arg(&f)
+        .args(["m1", "definitely-not-here"])
         .assert()
         .code(1)
         .stdout(predicate::str::contains("no\tdefinitely-not-here"));
-    amq().args(["contains", "--json"]).arg(&f).arg("m5")
+    amq()
+        .args(["contains", "--json"])
+        .arg(&f)
+        .arg("m5")
         .assert()
         .code(0)
         .stdout("{\"item\":\"m5\",\"maybe\":true}\n");
     // query: 1 when nothing is selected
-    amq().arg("query").arg(&f).write_stdin("x1\nx2\n").assert().code(1).stdout("");
-    amq().args(["query", "--invert"]).arg(&f).write_stdin("x1\nm3\n").assert().code(0).stdout("x1\n");
-    amq().args(["query", "--json"]).arg(&f).write_stdin("m3\nzz\n")
+    amq()
+        .arg("query")
+        .arg(&f)
+        .write_stdin("x1\nx2\n")
+        .assert()
+        .code(1)
+        .stdout("");
+    amq()
+        .args(["query", "--invert"])
+        .arg(&f)
+        .write_stdin("x1\nm3\n")
+        .assert()
+        .code(0)
+        .stdout("x1\n");
+    amq()
+        .args(["query", "--json"])
+        .arg(&f)
+        .write_stdin("m3\nzz\n")
         .assert()
         .code(0)
         .stdout("{\"item\":\"m3\",\"maybe\":true}\n{\"item\":\"zz\",\"maybe\":false}\n");
-    amq().args(["query", "--count", "--json"]).arg(&f).write_stdin("m3\nzz\n")
+    amq()
+        .args(["query", "--count", "--json"])
+        .arg(&f)
+        .write_stdin("m3\nzz\n")
         .assert()
         .code(0)
         .stdout(predicate::str::contains("\"count\":1"));
@@ -233,24 +396,65 @@ fn merge_is_the_union() {
     let dir = Dir::new();
     let a_in = dir.write("a.txt", words("a", 300).as_bytes());
     let b_in = dir.write("b.txt", words("b", 300).as_bytes());
-    let both_in = dir.write("ab.txt", format!("{}{}", words("a", 300), words("b", 300)).as_bytes());
+    let both_in = dir.write(
+        "ab.txt",
+        format!("{}{}", words("a", 300), words("b", 300)).as_bytes(),
+    );
     let shape = ["--bits", "20000", "--hashes", "5", "--seed", "3"];
     let a = build(&dir, "a.amq", &a_in, &shape);
     let b = build(&dir, "b.amq", &b_in, &shape);
     let ab = build(&dir, "ab.amq", &both_in, &shape);
     let merged = dir.path("merged.amq");
-    amq().arg("merge").arg(&a).arg(&b).arg("-o").arg(&merged).assert().success();
+    amq()
+        .arg("merge")
+        .arg(&a)
+        .arg(&b)
+        .arg("-o")
+        .arg(&merged)
+        .assert()
+        .success();
     assert_eq!(std::fs::read(&merged).unwrap(), std::fs::read(&ab).unwrap());
     // different shapes are refused, and the output is not written
-    let c = build(&dir, "c.amq", &a_in, &["--bits", "20000", "--hashes", "5", "--seed", "4"]);
+    let c = build(
+        &dir,
+        "c.amq",
+        &a_in,
+        &["--bits", "20000", "--hashes", "5", "--seed", "4"],
+    );
     let bad = dir.path("bad.amq");
-    amq().arg("merge").arg(&a).arg(&c).arg("-o").arg(&bad)
+    amq()
+        .arg("merge")
+        .arg(&a)
+        .arg(&c)
+        .arg("-o")
+        .arg(&bad)
         .assert()
         .code(2)
         .stderr(predicate::str::contains("seed"));
     assert!(!bad.exists());
-    let d = build(&dir, "d.amq", &a_in, &["--kind", "blocked-bloom", "--bits", "20000", "--hashes", "5", "--seed", "3"]);
-    amq().arg("merge").arg(&a).arg(&d).arg("-o").arg(&bad).assert().code(2);
+    let d = build(
+        &dir,
+        "d.amq",
+        &a_in,
+        &[
+            "--kind",
+            "blocked-bloom",
+            "--bits",
+            "20000",
+            "--hashes",
+            "5",
+            "--seed",
+            "3",
+        ],
+    );
+    amq()
+        .arg("merge")
+        .arg(&a)
+        .arg(&d)
+        .arg("-o")
+        .arg(&bad)
+        .assert()
+        .code(2);
 }
 
 #[test]
@@ -286,15 +490,34 @@ fn bad_files_and_flags_exit_2_without_panicking() {
                 .stderr(predicate::str::contains("panicked").not());
         }
     }
-    amq().arg("info").arg(dir.path("missing.amq"))
+    amq()
+        .arg("info")
+        .arg(dir.path("missing.amq"))
         .assert()
         .code(2)
         .stderr(predicate::str::contains("cannot open"));
-    amq().args(["build", "--fpr", "0.01"]).arg(&members).assert().code(2); // no -o
-    amq().args(["build", "--fpr", "2", "-o"]).arg(dir.path("y.amq")).arg(&members).assert().code(2);
-    amq().args(["build", "--kind", "nope", "--fpr", "0.1", "-o"]).arg(dir.path("y.amq")).arg(&members).assert().code(2);
+    amq()
+        .args(["build", "--fpr", "0.01"])
+        .arg(&members)
+        .assert()
+        .code(2); // no -o
+    amq()
+        .args(["build", "--fpr", "2", "-o"])
+        .arg(dir.path("y.amq"))
+        .arg(&members)
+        .assert()
+        .code(2);
+    amq()
+        .args(["build", "--kind", "nope", "--fpr", "0.1", "-o"])
+        .arg(dir.path("y.amq"))
+        .arg(&members)
+        .assert()
+        .code(2);
     amq().arg("frobnicate").assert().code(2);
-    amq().args(["build", "--fpr", "0.01", "-o"]).arg(dir.path("z.amq")).arg(dir.path("missing.txt"))
+    amq()
+        .args(["build", "--fpr", "0.01", "-o"])
+        .arg(dir.path("z.amq"))
+        .arg(dir.path("missing.txt"))
         .assert()
         .code(2)
         .stderr(predicate::str::contains("cannot open"));
@@ -303,6 +526,10 @@ fn bad_files_and_flags_exit_2_without_panicking() {
 #[test]
 fn help_has_examples() {
     for cmd in ["plan", "build", "query", "contains", "info", "merge"] {
-        amq().args([cmd, "--help"]).assert().success().stdout(predicate::str::contains("Example"));
+        amq()
+            .args([cmd, "--help"])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("Example"));
     }
 }

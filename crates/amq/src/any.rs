@@ -55,7 +55,9 @@ impl AnyFilter {
         let c = wire::decode(bytes)?;
         match c.kind {
             Kind::Bloom => Ok(AnyFilter::Bloom(BloomFilter::from_container(&c)?)),
-            Kind::BlockedBloom => Ok(AnyFilter::BlockedBloom(BlockedBloomFilter::from_container(&c)?)),
+            Kind::BlockedBloom => Ok(AnyFilter::BlockedBloom(BlockedBloomFilter::from_container(
+                &c,
+            )?)),
             other => Err(Error::WrongKind {
                 expected: "a membership filter",
                 found: other as u32,

@@ -178,8 +178,11 @@ pub fn words_to_le_bytes(words: &[u64]) -> Vec<u8> {
 /// # Errors
 /// [`Error::Corrupt`] if the length is not a multiple of 8.
 pub fn le_bytes_to_words(bytes: &[u8]) -> Result<Vec<u64>> {
-    if bytes.len() % 8 != 0 {
-        return Err(Error::corrupt(0, "payload length is not a multiple of 8 bytes"));
+    if !bytes.len().is_multiple_of(8) {
+        return Err(Error::corrupt(
+            0,
+            "payload length is not a multiple of 8 bytes",
+        ));
     }
     Ok(bytes
         .chunks_exact(8)

@@ -97,7 +97,11 @@ pub trait Filter<T: ?Sized> {
     /// # Panics
     /// If `out.len() != items.len()`.
     fn contains_batch(&self, items: &[&T], out: &mut [bool]) {
-        assert_eq!(items.len(), out.len(), "contains_batch: items and out differ in length");
+        assert_eq!(
+            items.len(),
+            out.len(),
+            "contains_batch: items and out differ in length"
+        );
         for (item, answer) in items.iter().zip(out.iter_mut()) {
             *answer = self.contains(item);
         }

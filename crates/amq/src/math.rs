@@ -96,7 +96,10 @@ pub fn optimal_m(n: u64, fpr: f64) -> f64 {
 
 fn check_n_fpr(n: u64, target: f64) -> Result<()> {
     if n == 0 {
-        return Err(Error::invalid("n", "the number of items must be at least 1"));
+        return Err(Error::invalid(
+            "n",
+            "the number of items must be at least 1",
+        ));
     }
     if !(target > 0.0 && target < 1.0) {
         return Err(Error::invalid(
@@ -150,9 +153,10 @@ pub fn bloom_size(n: u64, target: f64, k: Option<u32>) -> Result<(u64, u32)> {
     let start = optimal_m(n, target);
     let mut hi = (start * 1.05) as u64 + 64;
     while fpr(n, hi, pick(hi)) > target {
-        hi = hi.checked_mul(2).filter(|&h| h < 1 << 63).ok_or_else(|| {
-            Error::invalid("fpr", "the filter would need more than 2^63 bits")
-        })?;
+        hi = hi
+            .checked_mul(2)
+            .filter(|&h| h < 1 << 63)
+            .ok_or_else(|| Error::invalid("fpr", "the filter would need more than 2^63 bits"))?;
     }
     let m = smallest(1, hi, |m| fpr(n, m, pick(m)) <= target);
     Ok((m, pick(m)))
@@ -240,7 +244,8 @@ pub fn blocked_fpr_exact(n: u64, blocks: u64, k: u32) -> f64 {
     let mut sum = 0.0;
     for j in lo..=hi {
         let jf = j as f64;
-        let ln_pmf = ln_n_fact - lgamma(jf + 1.0) - lgamma(nf - jf + 1.0) + jf * ln_p + (nf - jf) * ln_q;
+        let ln_pmf =
+            ln_n_fact - lgamma(jf + 1.0) - lgamma(nf - jf + 1.0) + jf * ln_p + (nf - jf) * ln_q;
         sum += exp(ln_pmf) * block_fpr_given_load(jf, k);
     }
     sum.min(1.0)
@@ -273,9 +278,10 @@ pub fn blocked_size(n: u64, target: f64, k: Option<u32>) -> Result<(u64, u32)> {
     let ok = |b: u64| blocked_fpr(n, b, pick(b)) <= target;
     let mut hi = (optimal_m(n, target) / BLOCK_BITS as f64) as u64 + 1;
     while !ok(hi) {
-        hi = hi.checked_mul(2).filter(|&h| h < 1 << 54).ok_or_else(|| {
-            Error::invalid("fpr", "the filter would need more than 2^63 bits")
-        })?;
+        hi = hi
+            .checked_mul(2)
+            .filter(|&h| h < 1 << 54)
+            .ok_or_else(|| Error::invalid("fpr", "the filter would need more than 2^63 bits"))?;
     }
     let blocks = smallest(1, hi, ok);
     Ok((blocks, pick(blocks)))
@@ -381,7 +387,10 @@ pub struct Plan {
 /// ```
 pub fn plan(kind: PlanKind, n: u64, target: Target, k: Option<u32>) -> Result<Plan> {
     if n == 0 {
-        return Err(Error::invalid("n", "the number of items must be at least 1"));
+        return Err(Error::invalid(
+            "n",
+            "the number of items must be at least 1",
+        ));
     }
     let (m_bits, k) = match (kind, target) {
         (PlanKind::Bloom, Target::Fpr(e)) => bloom_size(n, e, k)?,
@@ -396,7 +405,10 @@ pub fn plan(kind: PlanKind, n: u64, target: Target, k: Option<u32>) -> Result<Pl
                 m
             };
             if m == 0 {
-                return Err(Error::invalid("m", "the filter needs at least 1 bit (8 bytes of memory)"));
+                return Err(Error::invalid(
+                    "m",
+                    "the filter needs at least 1 bit (8 bytes of memory)",
+                ));
             }
             let k = match k {
                 Some(k) => {
@@ -414,7 +426,10 @@ pub fn plan(kind: PlanKind, n: u64, target: Target, k: Option<u32>) -> Result<Pl
                 Target::Fpr(_) => unreachable!("handled above"),
             };
             if blocks == 0 {
-                return Err(Error::invalid("m", "a blocked filter needs at least one 64-byte block"));
+                return Err(Error::invalid(
+                    "m",
+                    "a blocked filter needs at least one 64-byte block",
+                ));
             }
             let k = match k {
                 Some(k) => {
@@ -460,7 +475,13 @@ mod tests {
     #[test]
     fn seed_table_bloom_cuckoo_sliding_window() {
         // m = 32, k = 3, n = 3, 7, 12, 17, 28 (seeds/bloom-cuckoo-sliding-window.md)
-        let table = [(3, 0.01474), (7, 0.11143), (12, 0.30802), (17, 0.50595), (28, 0.79804)];
+        let table = [
+            (3, 0.01474),
+            (7, 0.11143),
+            (12, 0.30802),
+            (17, 0.50595),
+            (28, 0.79804),
+        ];
         for (n, want) in table {
             assert!((fpr(n, 32, 3) - want).abs() < 5e-6, "n = {n}");
         }

@@ -138,7 +138,10 @@ fn payload_offset(params: usize) -> usize {
 /// assert_eq!(c.params, [64, 3, 0, 0]);
 /// ```
 pub fn encode(kind: Kind, params: &[u64], payload: &[u8]) -> Vec<u8> {
-    assert!(params.len() <= MAX_PARAMS as usize, "too many parameter words");
+    assert!(
+        params.len() <= MAX_PARAMS as usize,
+        "too many parameter words"
+    );
     let start = payload_offset(params.len());
     let total = (start + payload.len()).next_multiple_of(8) + 8;
     let mut out = Vec::with_capacity(total);
@@ -240,10 +243,19 @@ pub fn decode(bytes: &[u8]) -> Result<Container<'_>> {
     }
     let params_end = HEADER_LEN + 8 * nparams as usize;
     if bytes[params_end..start].iter().any(|&b| b != 0) {
-        return Err(Error::corrupt(params_end, "padding before the payload is not zero"));
+        return Err(Error::corrupt(
+            params_end,
+            "padding before the payload is not zero",
+        ));
     }
-    if bytes[start + payload_len..total - 8].iter().any(|&b| b != 0) {
-        return Err(Error::corrupt(start + payload_len, "padding after the payload is not zero"));
+    if bytes[start + payload_len..total - 8]
+        .iter()
+        .any(|&b| b != 0)
+    {
+        return Err(Error::corrupt(
+            start + payload_len,
+            "padding after the payload is not zero",
+        ));
     }
     let params = (0..nparams as usize)
         .map(|i| read_u64(bytes, HEADER_LEN + 8 * i))

@@ -100,7 +100,10 @@ fn check_rate(
         "{name}: measured {measured} vs model {model} (3 sigma = {})",
         3.0 * sigma
     );
-    assert!(model <= target, "{name}: sized for {target}, model says {model}");
+    assert!(
+        model <= target,
+        "{name}: sized for {target}, model says {model}"
+    );
 }
 
 #[test]
@@ -219,12 +222,19 @@ fn shapes_must_match() {
     ] {
         let mut x = a.clone();
         assert!(matches!(x.union(&other), Err(Error::ShapeMismatch { .. })));
-        assert!(matches!(x.intersect(&other), Err(Error::ShapeMismatch { .. })));
+        assert!(matches!(
+            x.intersect(&other),
+            Err(Error::ShapeMismatch { .. })
+        ));
         assert_eq!(x, a, "a refused union leaves the filter unchanged");
     }
     let mut b = BlockedBloomFilter::new(1024, 3, 0).unwrap();
-    assert!(b.union(&BlockedBloomFilter::new(2048, 3, 0).unwrap()).is_err());
-    assert!(b.union(&BlockedBloomFilter::new(1024, 3, 5).unwrap()).is_err());
+    assert!(b
+        .union(&BlockedBloomFilter::new(2048, 3, 0).unwrap())
+        .is_err());
+    assert!(b
+        .union(&BlockedBloomFilter::new(1024, 3, 5).unwrap())
+        .is_err());
 }
 
 #[test]
@@ -329,7 +339,10 @@ fn decoding_rejects_every_truncation_and_flip() {
 fn a_consistent_but_lying_header_is_refused() {
     // parameters that claim more bits than the payload holds, with a valid checksum
     let bytes = amq::wire::encode(amq::wire::Kind::Bloom, &[1 << 40, 3, 0, 0], &[0u8; 8]);
-    assert!(matches!(BloomFilter::from_bytes(&bytes), Err(Error::Corrupt { .. })));
+    assert!(matches!(
+        BloomFilter::from_bytes(&bytes),
+        Err(Error::Corrupt { .. })
+    ));
     let bytes = amq::wire::encode(amq::wire::Kind::Bloom, &[100, 0, 0, 0], &[0u8; 16]);
     assert!(BloomFilter::from_bytes(&bytes).is_err());
     let bytes = amq::wire::encode(amq::wire::Kind::BlockedBloom, &[500, 3, 0, 0], &[0u8; 64]);
@@ -337,6 +350,10 @@ fn a_consistent_but_lying_header_is_refused() {
     let bytes = amq::wire::encode(amq::wire::Kind::Bloom, &[100, 3, 0], &[0u8; 16]);
     assert!(BloomFilter::from_bytes(&bytes).is_err());
     // a stray bit past m
-    let bytes = amq::wire::encode(amq::wire::Kind::Bloom, &[65, 3, 0, 0], &[0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0]);
+    let bytes = amq::wire::encode(
+        amq::wire::Kind::Bloom,
+        &[65, 3, 0, 0],
+        &[0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0],
+    );
     assert!(BloomFilter::from_bytes(&bytes).is_err());
 }

@@ -119,7 +119,13 @@ pub fn run(a: Args) -> Result<ExitCode> {
     bar.finish_and_clear();
     write_atomically(&a.output, &filter.to_bytes())?;
     let info = filter.info();
-    let expected = plan(a.kind.plan_kind(), n.max(1), Target::Bits(info.m_bits), Some(info.k))?.fpr;
+    let expected = plan(
+        a.kind.plan_kind(),
+        n.max(1),
+        Target::Bits(info.m_bits),
+        Some(info.k),
+    )?
+    .fpr;
     let summary = serde_json::json!({
         "output": a.output.display().to_string(),
         "kind": info.kind,

@@ -46,5 +46,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
         }
     }
     out.flush()?;
-    Ok(if all { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if all {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

@@ -22,8 +22,13 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let mut acc = super::load_filter(&a.filters[0])?;
     for path in &a.filters[1..] {
         let f = super::load_filter(path)?;
-        acc.merge(&f)
-            .with_context(|| format!("cannot merge {} into {}", path.display(), a.filters[0].display()))?;
+        acc.merge(&f).with_context(|| {
+            format!(
+                "cannot merge {} into {}",
+                path.display(),
+                a.filters[0].display()
+            )
+        })?;
     }
     super::write_atomically(&a.output, &acc.to_bytes())?;
     let i = acc.info();

@@ -20,9 +20,16 @@ pub fn load_filter(path: &Path) -> Result<amq::AnyFilter> {
 /// Writes bytes to `path` atomically: a temporary file beside it, then a rename, so an
 /// existing file is never left half-written.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let name = path.file_name().context("output path has no file name")?;
-    let tmp = dir.join(format!(".{}.tmp{}", name.to_string_lossy(), std::process::id()));
+    let tmp = dir.join(format!(
+        ".{}.tmp{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
     std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
     std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())
@@ -31,9 +38,14 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
 /// Parses a byte size: a number with an optional unit (B, KB, MB, GB, KiB, MiB, GiB).
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let t = s.trim();
-    let split = t.find(|c: char| !c.is_ascii_digit() && c != '_').unwrap_or(t.len());
+    let split = t
+        .find(|c: char| !c.is_ascii_digit() && c != '_')
+        .unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
-    let n: u64 = num.replace('_', "").parse().map_err(|_| format!("not a size: {s:?}"))?;
+    let n: u64 = num
+        .replace('_', "")
+        .parse()
+        .map_err(|_| format!("not a size: {s:?}"))?;
     let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1,
         "kb" | "k" => 1_000,
@@ -42,22 +54,34 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         "kib" => 1 << 10,
         "mib" => 1 << 20,
         "gib" => 1 << 30,
-        other => return Err(format!("unknown size unit {other:?} (use B, KB, MB, GB, KiB, MiB, GiB)")),
+        other => {
+            return Err(format!(
+                "unknown size unit {other:?} (use B, KB, MB, GB, KiB, MiB, GiB)"
+            ))
+        }
     };
-    n.checked_mul(mult).ok_or_else(|| format!("size too large: {s:?}"))
+    n.checked_mul(mult)
+        .ok_or_else(|| format!("size too large: {s:?}"))
 }
 
 /// Parses a false-positive rate: a number strictly between 0 and 1, or a percentage (`1%`).
 pub fn parse_fpr(s: &str) -> Result<f64, String> {
     let t = s.trim();
     let v: f64 = match t.strip_suffix('%') {
-        Some(p) => p.trim().parse::<f64>().map_err(|_| format!("not a rate: {s:?}"))? / 100.0,
+        Some(p) => {
+            p.trim()
+                .parse::<f64>()
+                .map_err(|_| format!("not a rate: {s:?}"))?
+                / 100.0
+        }
         None => t.parse().map_err(|_| format!("not a rate: {s:?}"))?,
     };
     if v > 0.0 && v < 1.0 {
         Ok(v)
     } else {
-        Err(format!("the false-positive rate must be strictly between 0 and 1, got {s}"))
+        Err(format!(
+            "the false-positive rate must be strictly between 0 and 1, got {s}"
+        ))
     }
 }
 

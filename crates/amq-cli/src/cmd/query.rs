@@ -84,11 +84,18 @@ pub fn run(a: Args) -> Result<ExitCode> {
     flush(&mut buf, &mut out)?;
     if a.count {
         if a.json {
-            crate::output::json_line(&mut out, &serde_json::json!({"count": selected, "items": total}))?;
+            crate::output::json_line(
+                &mut out,
+                &serde_json::json!({"count": selected, "items": total}),
+            )?;
         } else {
             writeln!(out, "{selected}")?;
         }
     }
     out.flush()?;
-    Ok(if selected > 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if selected > 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

@@ -69,7 +69,10 @@ impl BlockedBloomFilter {
     /// allocated.
     pub fn new(m: u64, k: u32, seed: u64) -> Result<Self> {
         if m == 0 {
-            return Err(Error::invalid("m", "a blocked Bloom filter needs at least 1 bit"));
+            return Err(Error::invalid(
+                "m",
+                "a blocked Bloom filter needs at least 1 bit",
+            ));
         }
         if k == 0 || k > BLOCK_MAX_K {
             return Err(Error::invalid(
@@ -170,7 +173,11 @@ impl BlockedBloomFilter {
     /// # Panics
     /// If `out.len() != hashes.len()`.
     pub fn contains_hash_batch(&self, hashes: &[u128], out: &mut [bool]) {
-        assert_eq!(hashes.len(), out.len(), "contains_hash_batch: lengths differ");
+        assert_eq!(
+            hashes.len(),
+            out.len(),
+            "contains_hash_batch: lengths differ"
+        );
         let n = self.blocks.len() as u64;
         for (hs, os) in hashes.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
             let mut idx = [0usize; BATCH];
@@ -303,12 +310,19 @@ impl BlockedBloomFilter {
         let p = c.expect(Kind::BlockedBloom, 4)?;
         let (m, k, seed, inserted) = (p[0], p[1], p[2], p[3]);
         if m == 0 || m % BLOCK_BITS != 0 || k == 0 || k > u64::from(BLOCK_MAX_K) {
-            return Err(Error::corrupt(24, alloc::format!("invalid shape m = {m}, k = {k}")));
+            return Err(Error::corrupt(
+                24,
+                alloc::format!("invalid shape m = {m}, k = {k}"),
+            ));
         }
         if m / 8 != c.payload.len() as u64 {
             return Err(Error::corrupt(
                 24,
-                alloc::format!("m = {m} bits needs {} payload bytes, found {}", m / 8, c.payload.len()),
+                alloc::format!(
+                    "m = {m} bits needs {} payload bytes, found {}",
+                    m / 8,
+                    c.payload.len()
+                ),
             ));
         }
         let words = le_bytes_to_words(c.payload)?;
@@ -333,7 +347,11 @@ impl<T: Item + ?Sized> Filter<T> for BlockedBloomFilter {
 
     /// Hashes a group of items, prefetches their blocks, then tests them.
     fn contains_batch(&self, items: &[&T], out: &mut [bool]) {
-        assert_eq!(items.len(), out.len(), "contains_batch: items and out differ in length");
+        assert_eq!(
+            items.len(),
+            out.len(),
+            "contains_batch: items and out differ in length"
+        );
         let mut hashes = [0u128; BATCH];
         for (is, os) in items.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
             for (h, item) in hashes.iter_mut().zip(is) {

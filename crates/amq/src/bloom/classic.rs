@@ -215,12 +215,19 @@ impl BloomFilter {
         let p = c.expect(Kind::Bloom, 4)?;
         let (m, k, seed, inserted) = (p[0], p[1], p[2], p[3]);
         if m == 0 || k == 0 || k > u64::from(math::BLOOM_MAX_K) {
-            return Err(Error::corrupt(24, alloc::format!("invalid shape m = {m}, k = {k}")));
+            return Err(Error::corrupt(
+                24,
+                alloc::format!("invalid shape m = {m}, k = {k}"),
+            ));
         }
         if m.div_ceil(64).checked_mul(8) != Some(c.payload.len() as u64) {
             return Err(Error::corrupt(
                 24,
-                alloc::format!("m = {m} bits needs {} payload bytes, found {}", m.div_ceil(64) * 8, c.payload.len()),
+                alloc::format!(
+                    "m = {m} bits needs {} payload bytes, found {}",
+                    m.div_ceil(64) * 8,
+                    c.payload.len()
+                ),
             ));
         }
         let bits = BitVec::from_words(le_bytes_to_words(c.payload)?, m)?;
