@@ -27,6 +27,20 @@ enum Command {
     Contains(cmd::contains::Args),
     Info(cmd::info::Args),
     Merge(cmd::merge::Args),
+    /// The sliding-window Bloom filter of mutator sets (items at positions).
+    Window(cmd::window::Args),
+    /// The aging Bloom filter: "seen within the last window" of insertions or seconds.
+    Aging(cmd::aging::Args),
+    /// The negative cache: "definitely present" or "maybe absent".
+    Negative(cmd::negative::Args),
+    /// Experiments: measured error rates against the formulas, as CSV and SVG.
+    Sim(cmd::sim::Args),
+    /// Bitcoin filter formats: BIP37 `filterload` bloom filters, BIP158 block filters.
+    Btc(cmd::btc::Args),
+    /// Algorand: the unit-name registry contract's Bloom filter (box bytes).
+    Algorand(cmd::algorand::Args),
+    /// Cashu spent-note filters (NUT-23 draft Golomb-coded sets).
+    Cashu(cmd::cashu::Args),
     // [commands] further commands go here, one line each
 }
 
@@ -38,6 +52,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Contains(a) => cmd::contains::run(a),
         Command::Info(a) => cmd::info::run(a),
         Command::Merge(a) => cmd::merge::run(a),
+        Command::Window(a) => cmd::window::run(a),
+        Command::Aging(a) => cmd::aging::run(a),
+        Command::Negative(a) => cmd::negative::run(a),
+        Command::Sim(a) => cmd::sim::run(a),
+        Command::Btc(a) => cmd::btc::run(a),
+        Command::Algorand(a) => cmd::algorand::run(a),
+        Command::Cashu(a) => cmd::cashu::run(a),
         // [dispatch] further commands go here, one line each
     }
 }

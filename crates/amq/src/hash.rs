@@ -150,13 +150,136 @@ pub fn block_index(h: u128, blocks: u64) -> u64 {
 /// ```
 #[inline(always)]
 pub fn block_pattern(h: u128, k: u32) -> [u64; 8] {
-    let x = (h >> 64) as u64;
     let mut words = [0u64; 8];
-    for salt in &BLOCK_SALTS[..k.min(BLOCK_MAX_K) as usize] {
-        let p = x.wrapping_mul(*salt) >> 55;
-        words[(p >> 6) as usize] |= 1u64 << (p & 63);
+    for p in block_probes(h, k) {
+        words[p >> 6] |= 1u64 << (p & 63);
     }
     words
+}
+
+/// The k bit positions in `[0, 512)` inside the block, probe by probe: the bits of
+/// [`block_pattern`], as positions (word `p / 64`, bit `p % 64`), possibly repeated.
+///
+/// Filters test and set these bits in place, one word at a time, instead of materialising the
+/// pattern: building an eight-word array with variable indices costs a store-to-load stall
+/// per query.
+///
+/// # Example
+/// ```
+/// let h = amq::hash::hash128("apple", 0);
+/// let mut pattern = [0u64; 8];
+/// for p in amq::hash::block_probes(h, 8) {
+///     assert!(p < 512);
+///     pattern[p / 64] |= 1 << (p % 64);
+/// }
+/// assert_eq!(pattern, amq::hash::block_pattern(h, 8));
+/// ```
+#[inline(always)]
+pub fn block_probes(h: u128, k: u32) -> impl Iterator<Item = usize> + Clone {
+    let x = (h >> 64) as u64;
+    BLOCK_SALTS[..k.min(BLOCK_MAX_K) as usize]
+        .iter()
+        .map(move |salt| (x.wrapping_mul(*salt) >> 55) as usize)
+}
+
+// ============================================================================================
+// Dynamic structures (issue 5): the sliding-window Bloom filter, the aging Bloom filter and the
+// negative cache. Part of the `.amq` format of kinds 4, 5 and 6, like everything above.
+// ============================================================================================
+
+/// The 128-bit hash of an item *at a window position*, from which a
+/// [`SlidingWindowBloom`](crate::window::SlidingWindowBloom) takes its k indices.
+///
+/// XXH3-128 with `seed` over the 24 bytes `item_hash (16 bytes, little-endian) ‖ position
+/// (8 bytes, little-endian)`, where `item_hash = hash128(item, seed)`. The item is hashed once
+/// whatever its length; the same item at two positions gets unrelated indices, as in the
+/// mutator-set construction where the indices are hashed from the item, its position L and
+/// the trial i (Szepieniec and Værge, "Mutator Sets and their Application to Scalable Privacy",
+/// IACR ePrint 2023/1208, §4).
+///
+/// # Example
+/// ```
+/// let h = amq::hash::hash128("apple", 0);
+/// assert_ne!(amq::hash::window_hash(h, 0, 0), amq::hash::window_hash(h, 1, 0));
+/// ```
+#[inline]
+pub fn window_hash(item_hash: u128, position: u64, seed: u64) -> u128 {
+    let mut buf = [0u8; 24];
+    buf[..16].copy_from_slice(&item_hash.to_le_bytes());
+    buf[16..].copy_from_slice(&position.to_le_bytes());
+    xxhash_rust::xxh3::xxh3_128_with_seed(&buf, seed)
+}
+
+/// The k window-relative indices in `[0, window_bits)` of an item at `position`: index i is
+/// the i-th index of [`bloom_indices`] over [`window_hash`] (enhanced double hashing, each
+/// reduced with Lemire's multiply-shift). The caller adds the window offset ⌊L/B⌋·S.
+///
+/// # Example
+/// ```
+/// let h = amq::hash::hash128("apple", 0);
+/// let idx: Vec<u64> = amq::hash::window_indices(h, 7, 1 << 20, 45, 0).collect();
+/// assert_eq!(idx.len(), 45);
+/// assert!(idx.iter().all(|&i| i < 1 << 20));
+/// ```
+#[inline]
+pub fn window_indices(
+    item_hash: u128,
+    position: u64,
+    window_bits: u64,
+    k: u32,
+    seed: u64,
+) -> BloomIndices {
+    bloom_indices(window_hash(item_hash, position, seed), window_bits, k)
+}
+
+/// Salt XORed into the seed for the second hash of a [`negative_hash`] with b > 64 (the first
+/// 64 bits of the fractional part of √3).
+pub const NEGATIVE_SET_SALT: u64 = 0xbb67_ae85_84ca_a73b;
+
+/// Where a [`NegativeCache`](crate::negative::NegativeCache) keeps an item, and what it keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct NegativeHash {
+    /// A uniform 64-bit value that picks the set: `reduce(set_hash, sets)`.
+    pub set_hash: u64,
+    /// The b-bit fingerprint (the bits above b are zero).
+    pub fingerprint: u128,
+}
+
+/// The set hash and b-bit fingerprint of an item, drawn from independent hash bits so that a
+/// query that lands in an item's set still matches its fingerprint with probability 2⁻ᵇ only.
+///
+/// With `h = hash128(item, seed)` (XXH3-128):
+/// * b ≤ 64: the fingerprint is the low b bits of `low64(h)`, the set hash is `high64(h)`
+///   (one hash of the item);
+/// * 64 < b ≤ 128: the fingerprint is the low b bits of `h`, the set hash is XXH3-64 of the
+///   item with seed `seed ^` [`NEGATIVE_SET_SALT`] (a second, independent hash).
+///
+/// `b` is clamped to `1..=128`.
+///
+/// # Example
+/// ```
+/// let a = amq::hash::negative_hash("apple", 0, 16);
+/// assert!(a.fingerprint < 1 << 16);
+/// let b = amq::hash::negative_hash("apple", 0, 128);
+/// assert_eq!(b.fingerprint, amq::hash::hash128("apple", 0));
+/// ```
+#[inline]
+pub fn negative_hash<T: Item + ?Sized>(item: &T, seed: u64, b: u32) -> NegativeHash {
+    let b = b.clamp(1, 128);
+    item.with_bytes(|bytes| {
+        let h = xxhash_rust::xxh3::xxh3_128_with_seed(bytes, seed);
+        if b <= 64 {
+            NegativeHash {
+                set_hash: (h >> 64) as u64,
+                fingerprint: u128::from(h as u64 & (u64::MAX >> (64 - b))),
+            }
+        } else {
+            NegativeHash {
+                set_hash: xxhash_rust::xxh3::xxh3_64_with_seed(bytes, seed ^ NEGATIVE_SET_SALT),
+                fingerprint: h & (u128::MAX >> (128 - b)),
+            }
+        }
+    })
 }
 
 #[cfg(test)]

@@ -6,6 +6,15 @@ pub mod info;
 pub mod merge;
 pub mod plan;
 pub mod query;
+pub mod aging;
+pub mod negative;
+pub mod sim;
+pub mod window;
+pub mod algorand;
+pub mod btc;
+pub mod btc_bip37;
+pub mod btc_bip158;
+pub mod cashu;
 // [modules] further command modules go here, one line each
 
 use anyhow::{Context, Result};

@@ -1,18 +1,42 @@
 use crate::bits::le_bytes_to_words;
 use crate::error::{Error, Result};
 use crate::filter::{Filter, Insert, Item, Merge};
-use crate::hash::{block_index, block_pattern, hash128, BLOCK_MAX_K};
+use crate::hash::{block_index, block_probes, hash128, BLOCK_MAX_K};
 use crate::math::{self, BLOCK_BITS};
 use crate::wire::{self, Kind};
 use alloc::vec::Vec;
+
+use super::const_k;
 
 /// One 512-bit block, aligned to a 64-byte cache line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[repr(C, align(64))]
 struct Block([u64; 8]);
 
-/// How many items ahead the batched queries prefetch.
-const BATCH: usize = 16;
+/// How many items ahead the batched queries prefetch (a power of two).
+const AHEAD: usize = 8;
+
+/// All k probes of `h` find their bit set. Branch-free: the k loads hit one cache line.
+#[inline(always)]
+fn block_has<const K: u32>(block: &Block, h: u128, k: u32) -> bool {
+    let mut all = 1u64;
+    for p in block_probes(h, const_k::<K>(k)) {
+        all &= block.0[p >> 6] >> (p & 63);
+    }
+    all & 1 == 1
+}
+
+/// Sets the k probe bits of `h`; `true` if any was zero before.
+#[inline(always)]
+fn block_set<const K: u32>(block: &mut Block, h: u128, k: u32) -> bool {
+    let mut new = 0u64;
+    for p in block_probes(h, const_k::<K>(k)) {
+        let word = &mut block.0[p >> 6];
+        new |= !*word >> (p & 63);
+        *word |= 1u64 << (p & 63);
+    }
+    new & 1 == 1
+}
 
 /// Prefetches the cache line at `p` into all cache levels. A hint only: it never faults.
 #[inline(always)]
@@ -139,36 +163,28 @@ impl BlockedBloomFilter {
     pub fn insert_hash(&mut self, h: u128) -> bool {
         self.inserted += 1;
         let b = block_index(h, self.blocks.len() as u64) as usize;
-        let pattern = block_pattern(h, self.k);
-        let block = &mut self.blocks[b].0;
-        let mut new = 0u64;
-        for (word, bits) in block.iter_mut().zip(pattern) {
-            new |= bits & !*word;
-            *word |= bits;
-        }
-        new != 0
+        let (block, k) = (&mut self.blocks[b], self.k);
+        with_const_k!(k, K => block_set::<K>(block, h, k))
     }
 
     /// `true` if all k bits of a precomputed hash are set ("maybe present").
     #[inline]
     pub fn contains_hash(&self, h: u128) -> bool {
         let b = block_index(h, self.blocks.len() as u64) as usize;
-        Self::block_has(&self.blocks[b], block_pattern(h, self.k))
+        let (block, k) = (&self.blocks[b], self.k);
+        with_const_k!(k, K => block_has::<K>(block, h, k))
     }
 
+    /// The block of `h`.
     #[inline(always)]
-    fn block_has(block: &Block, pattern: [u64; 8]) -> bool {
-        let mut missing = 0u64;
-        for (word, bits) in block.0.iter().zip(pattern) {
-            missing |= bits & !word;
-        }
-        missing == 0
+    fn block(&self, h: u128) -> &Block {
+        &self.blocks[block_index(h, self.blocks.len() as u64) as usize]
     }
 
     /// Batched [`contains_hash`](Self::contains_hash): `out[i]` answers `hashes[i]`.
     ///
-    /// Prefetches the blocks of a group of hashes before testing them, so the cache misses of
-    /// a large filter overlap instead of following one another.
+    /// Prefetches the block of hash i + 16 while it tests hash i, so the cache misses of a
+    /// large filter overlap instead of following one another.
     ///
     /// # Panics
     /// If `out.len() != hashes.len()`.
@@ -178,16 +194,39 @@ impl BlockedBloomFilter {
             out.len(),
             "contains_hash_batch: lengths differ"
         );
-        let n = self.blocks.len() as u64;
-        for (hs, os) in hashes.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
-            let mut idx = [0usize; BATCH];
-            for (slot, &h) in idx.iter_mut().zip(hs) {
-                *slot = block_index(h, n) as usize;
-                prefetch(&self.blocks[*slot]);
+        with_const_k!(self.k, K => self.hash_batch::<K>(hashes, out));
+    }
+
+    #[inline(always)]
+    fn hash_batch<const K: u32>(&self, hashes: &[u128], out: &mut [bool]) {
+        for &h in hashes.iter().take(AHEAD) {
+            prefetch(self.block(h));
+        }
+        for (i, (o, &h)) in out.iter_mut().zip(hashes).enumerate() {
+            if let Some(&next) = hashes.get(i + AHEAD) {
+                prefetch(self.block(next));
             }
-            for ((o, &h), &b) in os.iter_mut().zip(hs).zip(&idx) {
-                *o = Self::block_has(&self.blocks[b], block_pattern(h, self.k));
+            *o = block_has::<K>(self.block(h), h, self.k);
+        }
+    }
+
+    /// [`Filter::contains_batch`] with k a constant: hashes item i + 16 and prefetches its
+    /// block while it tests item i.
+    #[inline(always)]
+    fn item_batch<const K: u32, T: Item + ?Sized>(&self, items: &[&T], out: &mut [bool]) {
+        let mut ahead = [0u128; AHEAD];
+        for (slot, item) in ahead.iter_mut().zip(items) {
+            *slot = self.hash(*item);
+            prefetch(self.block(*slot));
+        }
+        for (i, o) in out.iter_mut().enumerate() {
+            let slot = &mut ahead[i % AHEAD];
+            let h = *slot;
+            if let Some(next) = items.get(i + AHEAD) {
+                *slot = self.hash(*next);
+                prefetch(self.block(*slot));
             }
+            *o = block_has::<K>(self.block(h), h, self.k);
         }
     }
 
@@ -345,20 +384,14 @@ impl<T: Item + ?Sized> Filter<T> for BlockedBloomFilter {
         self.contains_hash(self.hash(item))
     }
 
-    /// Hashes a group of items, prefetches their blocks, then tests them.
+    /// Hashes item i + 16 and prefetches its block while it tests item i.
     fn contains_batch(&self, items: &[&T], out: &mut [bool]) {
         assert_eq!(
             items.len(),
             out.len(),
             "contains_batch: items and out differ in length"
         );
-        let mut hashes = [0u128; BATCH];
-        for (is, os) in items.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
-            for (h, item) in hashes.iter_mut().zip(is) {
-                *h = self.hash(*item);
-            }
-            self.contains_hash_batch(&hashes[..is.len()], os);
-        }
+        with_const_k!(self.k, K => self.item_batch::<K, T>(items, out));
     }
 }
 

@@ -1,0 +1,219 @@
+//! `amq aging`: the aging Bloom filter, "seen within the last window".
+
+use super::window::print_fields;
+use super::{parse_fpr, write_atomically};
+use crate::input;
+use amq::clock::{Clock, ManualClock, SystemClock};
+use amq::window::{AgingBloom, Rotation};
+use amq::{Filter, Insert};
+use anyhow::{bail, Context, Result};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// The aging Bloom filter: g generations rotated by insertions or by time (seconds), so an
+/// item is found within the last window and forgotten after it.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq aging new --window 1000000 --generations 4 --fpr 0.01 -o recent.amq
+  amq aging new --window-seconds 3600 --items-per-generation 100000 --fpr 0.001 -o hour.amq
+  amq aging insert recent.amq ids.txt
+  amq aging contains recent.amq id-17        # maybe (exit 0) or no (exit 1)
+  amq aging contains --now 1700000000 hour.amq id-17")]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum Command {
+    New(NewArgs),
+    Insert(InsertArgs),
+    Contains(ContainsArgs),
+    Info(InfoArgs),
+}
+
+/// Create an empty aging filter, sized for a window and a false-positive rate.
+#[derive(clap::Args, Debug)]
+struct NewArgs {
+    /// Remember at least this many of the latest insertions (rotation by count).
+    #[arg(
+        long,
+        required_unless_present = "window_seconds",
+        conflicts_with = "window_seconds"
+    )]
+    window: Option<u64>,
+    /// Remember at least this many seconds (rotation by time).
+    #[arg(long, requires = "items_per_generation")]
+    window_seconds: Option<u64>,
+    /// With --window-seconds: the most items inserted per rotation interval, for sizing.
+    #[arg(long)]
+    items_per_generation: Option<u64>,
+    /// g, the generations (2..=64): more generations waste less window but cost bits.
+    #[arg(long, default_value_t = 4)]
+    generations: u32,
+    /// The bound on the false-positive rate ε over all generations (0.01 or 1%).
+    #[arg(long, value_parser = parse_fpr)]
+    fpr: f64,
+    /// The hash seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// The .amq file to write.
+    #[arg(long, short = 'o')]
+    output: PathBuf,
+}
+
+/// Insert items (one per line) into the current generation.
+#[derive(clap::Args, Debug)]
+struct InsertArgs {
+    /// The .amq filter, updated in place.
+    filter: PathBuf,
+    /// The time in seconds since the Unix epoch (default: the system clock).
+    #[arg(long)]
+    now: Option<u64>,
+    /// Items are hex, one per line (an optional 0x).
+    #[arg(long)]
+    hex: bool,
+    /// Input files (default: stdin; `-` is stdin).
+    files: Vec<PathBuf>,
+}
+
+/// Ask whether items were seen within the window: `maybe` or `no` (exit 1 if any is `no`).
+#[derive(clap::Args, Debug)]
+struct ContainsArgs {
+    /// The .amq filter.
+    filter: PathBuf,
+    /// The items.
+    #[arg(required = true)]
+    items: Vec<String>,
+    /// The time in seconds since the Unix epoch (default: the system clock).
+    #[arg(long)]
+    now: Option<u64>,
+    /// Items are hex (an optional 0x).
+    #[arg(long)]
+    hex: bool,
+    /// One JSON object per item: {"item": ..., "maybe": true|false}.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Show the shape, the generations and the false-positive rate.
+#[derive(clap::Args, Debug)]
+struct InfoArgs {
+    /// The .amq filter.
+    filter: PathBuf,
+    /// The time in seconds since the Unix epoch (default: the system clock).
+    #[arg(long)]
+    now: Option<u64>,
+    /// One JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+fn load(path: &Path, now: Option<u64>) -> Result<AgingBloom<ManualClock>> {
+    let bytes = input::read_all(path)?;
+    let f = AgingBloom::from_bytes(&bytes).with_context(|| format!("{}", path.display()))?;
+    Ok(f.with_clock(ManualClock::new(now.unwrap_or_else(|| SystemClock.now()))))
+}
+
+/// Runs `amq aging`.
+pub fn run(a: Args) -> Result<ExitCode> {
+    match a.command {
+        Command::New(a) => new(a),
+        Command::Insert(a) => insert(a),
+        Command::Contains(a) => contains(a),
+        Command::Info(a) => info(a),
+    }
+}
+
+fn new(a: NewArgs) -> Result<ExitCode> {
+    let f = match (a.window, a.window_seconds, a.items_per_generation) {
+        (Some(w), None, _) => AgingBloom::with_window(w, a.generations, a.fpr, a.seed)?,
+        (None, Some(t), Some(c)) => {
+            AgingBloom::with_time_window(t, a.generations, c, a.fpr, a.seed)?
+        }
+        _ => bail!("give --window, or --window-seconds with --items-per-generation"),
+    };
+    write_atomically(&a.output, &f.to_bytes())?;
+    let rotation = match f.rotation() {
+        Rotation::Count(c) => format!("every {c} insertions"),
+        Rotation::Time(d) => format!("every {d} s"),
+    };
+    eprintln!(
+        "created aging bloom: {} generations of m = {} bits, k = {}, rotated {rotation}; {} bytes, fpr bound {:.4}%",
+        f.generations(),
+        f.m(),
+        f.k(),
+        f.size_bytes(),
+        f.fpr_bound() * 100.0
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn insert(a: InsertArgs) -> Result<ExitCode> {
+    let mut f = load(&a.filter, a.now)?;
+    let mut count = 0u64;
+    input::for_each_item(&a.files, a.hex, |item| {
+        f.insert(item)?;
+        count += 1;
+        Ok(())
+    })?;
+    f.expire();
+    write_atomically(&a.filter, &f.to_bytes())?;
+    eprintln!("inserted {count} items");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn contains(a: ContainsArgs) -> Result<ExitCode> {
+    let f = load(&a.filter, a.now)?;
+    let mut out = crate::output::stdout();
+    let mut all = true;
+    for item in &a.items {
+        let bytes = if a.hex {
+            input::parse_hex(item)?
+        } else {
+            item.as_bytes().to_vec()
+        };
+        let maybe = f.contains(&bytes);
+        all &= maybe;
+        if a.json {
+            crate::output::json_line(&mut out, &serde_json::json!({"item": item, "maybe": maybe}))?;
+        } else {
+            writeln!(out, "{}\t{item}", if maybe { "maybe" } else { "no" })?;
+        }
+    }
+    out.flush()?;
+    Ok(if all {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn info(a: InfoArgs) -> Result<ExitCode> {
+    let f = load(&a.filter, a.now)?;
+    let (rotation, period) = match f.rotation() {
+        Rotation::Count(c) => ("count", c),
+        Rotation::Time(d) => ("seconds", d),
+    };
+    let g = u64::from(f.generations());
+    let fields = [
+        ("kind", "aging-bloom".into()),
+        ("m_bits_per_generation", f.m().into()),
+        ("k", f.k().into()),
+        ("generations", g.into()),
+        ("rotation", rotation.into()),
+        ("rotation_period", period.into()),
+        ("window_at_least", ((g - 1) * period).into()),
+        ("window_at_most", (g * period).into()),
+        ("seed", f.seed().into()),
+        ("items_inserted", f.inserted().into()),
+        ("generation_counts", f.generation_counts().into()),
+        ("fill_ratio", f.fill_ratio().into()),
+        ("expected_fpr", f.expected_fpr().into()),
+        ("fpr_bound", f.fpr_bound().into()),
+        ("bytes", f.size_bytes().into()),
+    ];
+    print_fields(&fields, a.json)?;
+    Ok(ExitCode::SUCCESS)
+}

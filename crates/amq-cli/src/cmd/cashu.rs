@@ -1,0 +1,223 @@
+//! `amq cashu ...`: Cashu spent-note filters, the Golomb-coded sets of the NUT-23 draft.
+
+use crate::input;
+use amq::formats::cashu::{
+    bulk_all_negative, CashuFilter, CashuHash, GetFilterResponse, DEFAULT_M, DEFAULT_P,
+};
+use anyhow::{bail, Context, Result};
+use clap::Subcommand;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Cashu spent-note filters (NUT-23 draft GCS): build a mint's GetFilterResponse, match a
+/// wallet's notes against one, and the bulk false-positive table.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq cashu build --timestamp 1700000000 spent-ys.txt > filter.json
+  amq cashu match --filter filter.json my-ys.txt
+  amq cashu fpr --m 784931 --queries 5000")]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// The `amq cashu` subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Build a filter from items (hex, one per line); print the GetFilterResponse JSON.
+    Build(BuildArgs),
+    /// Match items (hex, one per line) against a GetFilterResponse: one JSON line each.
+    Match(MatchArgs),
+    /// The draft's bulk table: the chance (1 − 1/M)^x that x lookups of non-members all
+    /// come back negative.
+    Fpr(FprArgs),
+}
+
+/// The item hash, as the three published vectors use them.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HashName {
+    /// MurmurHash3 x64_128, seed 0, first 64-bit word (the draft's text; the default).
+    #[value(name = "murmur3-128")]
+    Murmur3_128,
+    /// Two MurmurHash3 x86_32 (seed 0, then seed h1): nutshell, cashu-ts and cdk.
+    #[value(name = "murmur3-32x2")]
+    Murmur3_32x2,
+    /// SipHash-2-4 with a 16-byte --key, digest read big-endian (the draft's first version).
+    #[value(name = "siphash")]
+    Siphash,
+}
+
+/// `--hash` and `--key`.
+#[derive(clap::Args, Debug)]
+pub struct HashArgs {
+    /// The item hash.
+    #[arg(long, value_enum, default_value = "murmur3-128")]
+    hash: HashName,
+    /// The SipHash key, 16 bytes as hex (default all zero); only with --hash siphash.
+    #[arg(long, value_name = "HEX")]
+    key: Option<String>,
+}
+
+impl HashArgs {
+    fn hash(&self) -> Result<CashuHash> {
+        match (self.hash, &self.key) {
+            (HashName::Siphash, key) => {
+                let key = match key {
+                    Some(k) => input::parse_hex(k)
+                        .context("--key")?
+                        .try_into()
+                        .map_err(|k: Vec<u8>| {
+                            anyhow::anyhow!("--key must be 16 bytes, got {}", k.len())
+                        })?,
+                    None => [0u8; 16],
+                };
+                Ok(CashuHash::SipHash24 { key })
+            }
+            (_, Some(_)) => bail!("--key is only for --hash siphash"),
+            (HashName::Murmur3_128, None) => Ok(CashuHash::Murmur3X64_128),
+            (HashName::Murmur3_32x2, None) => Ok(CashuHash::Murmur3X86_32x2),
+        }
+    }
+}
+
+/// `amq cashu build`.
+///
+/// Items are hex, one per line (an optional 0x; an empty line is the empty item); they are
+/// hashed as raw bytes. Duplicates are kept.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq cashu build --timestamp 1700000000 spent-ys.txt
+  amq cashu build --hash murmur3-32x2 --p 19 --m 784931 - < spent-ys.txt
+  amq cashu build --hash siphash --key 000102030405060708090a0b0c0d0e0f spent-ys.txt")]
+pub struct BuildArgs {
+    #[command(flatten)]
+    hash: HashArgs,
+    /// P, the Golomb-Rice remainder bits.
+    #[arg(long, default_value_t = DEFAULT_P)]
+    p: u8,
+    /// M, the inverse false-positive rate (below 2^32).
+    #[arg(long, default_value_t = DEFAULT_M)]
+    m: u64,
+    /// The response's timestamp, seconds since the Unix epoch (default: now).
+    #[arg(long, value_name = "T")]
+    timestamp: Option<u64>,
+    /// Files of hex items, one per line; `-` or nothing for stdin.
+    files: Vec<PathBuf>,
+}
+
+/// `amq cashu match`.
+///
+/// Exit status 0 if every item may be in the filter, 1 if any is definitely absent.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq cashu match --filter filter.json my-ys.txt
+  amq cashu match --filter filter.json --hash murmur3-32x2 - < my-ys.txt")]
+pub struct MatchArgs {
+    /// The mint's GetFilterResponse JSON (null p/m mean 19/784931).
+    #[arg(long, value_name = "RESPONSE.json")]
+    filter: PathBuf,
+    #[command(flatten)]
+    hash: HashArgs,
+    /// Files of hex items, one per line; `-` or nothing for stdin.
+    files: Vec<PathBuf>,
+}
+
+/// `amq cashu fpr`.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq cashu fpr --queries 1      # 0.999998726
+  amq cashu fpr --m 784931 --queries 5000 --json")]
+pub struct FprArgs {
+    /// M, the inverse false-positive rate.
+    #[arg(long, default_value_t = DEFAULT_M)]
+    m: u64,
+    /// x, the number of lookups.
+    #[arg(long, value_name = "X")]
+    queries: u64,
+    /// One JSON object: m, queries, all_negative = (1 − 1/M)^x, any_false_positive = 1 − that.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `amq cashu ...`.
+pub fn run(a: Args) -> Result<ExitCode> {
+    match a.command {
+        Command::Build(a) => build(a),
+        Command::Match(a) => matches(a),
+        Command::Fpr(a) => fpr(a),
+    }
+}
+
+fn read_items(files: &[PathBuf]) -> Result<Vec<Vec<u8>>> {
+    let mut items = Vec::new();
+    input::for_each_item(files, true, |item| {
+        items.push(item.to_vec());
+        Ok(())
+    })?;
+    Ok(items)
+}
+
+fn build(a: BuildArgs) -> Result<ExitCode> {
+    let hash = a.hash.hash()?;
+    let items = read_items(&a.files)?;
+    let filter = CashuFilter::build(&items, hash, a.p, a.m)?;
+    let timestamp = match a.timestamp {
+        Some(t) => t,
+        None => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .context("the clock is before 1970")?
+            .as_secs(),
+    };
+    // written in the spec's field order: n, p, m, content, timestamp
+    let mut out = crate::output::stdout();
+    serde_json::to_writer(&mut out, &filter.to_response(timestamp))?;
+    std::io::Write::write_all(&mut out, b"\n")?;
+    std::io::Write::flush(&mut out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn matches(a: MatchArgs) -> Result<ExitCode> {
+    let hash = a.hash.hash()?;
+    let text = input::read_all(&a.filter)?;
+    let response: GetFilterResponse = serde_json::from_slice(&text)
+        .with_context(|| format!("{}: not a valid GetFilterResponse", a.filter.display()))?;
+    let filter = response.into_filter(hash)?;
+    let targets = read_items(&a.files)?;
+    let hits = filter.match_many(&targets)?;
+    let mut out = crate::output::stdout();
+    for (item, &hit) in targets.iter().zip(&hits) {
+        crate::output::json_line(
+            &mut out,
+            &serde_json::json!({ "item": hex::encode(item), "match": hit }),
+        )?;
+    }
+    std::io::Write::flush(&mut out)?;
+    Ok(if hits.iter().all(|&h| h) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn fpr(a: FprArgs) -> Result<ExitCode> {
+    if a.m == 0 {
+        bail!("--m must be at least 1");
+    }
+    let all_negative = bulk_all_negative(a.m, a.queries);
+    let mut out = crate::output::stdout();
+    if a.json {
+        crate::output::json_line(
+            &mut out,
+            &serde_json::json!({
+                "m": a.m,
+                "queries": a.queries,
+                "all_negative": all_negative,
+                "any_false_positive": 1.0 - all_negative,
+            }),
+        )?;
+    } else {
+        std::io::Write::write_all(&mut out, format!("{all_negative:.9}\n").as_bytes())?;
+    }
+    std::io::Write::flush(&mut out)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,243 @@
+//! `amq negative`: the negative cache, "definitely present" or "maybe absent".
+
+use super::window::print_fields;
+use super::write_atomically;
+use crate::input;
+use amq::clock::{Clock, ManualClock, SystemClock};
+use amq::negative::{false_negative_rate, NegativeCache};
+use anyhow::{Context, Result};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// The negative cache: a table of b-bit fingerprints that never says "present" wrongly (at
+/// large b) and forgets instead. Answers `present` (definitely) or `absent` (maybe).
+///
+/// Exit status of `contains`: 0 if every item is present, 1 if any is (maybe) absent.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq negative new --l 16 --b 128 -o missing.amq             # the seed's 1 MiB ApproxSet
+  amq negative new --l 20 --b 64 --ways 8 --ttl 300 -o missing.amq
+  amq negative insert missing.amq not-found-keys.txt
+  amq negative contains missing.amq key-17                  # present (exit 0) or absent (exit 1)
+  amq negative remove missing.amq key-17                    # the key exists now")]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum Command {
+    New(NewArgs),
+    Insert(InsertArgs),
+    Contains(ContainsArgs),
+    Remove(RemoveArgs),
+    Info(InfoArgs),
+}
+
+/// Create an empty negative cache of 2^l slots of b-bit fingerprints.
+#[derive(clap::Args, Debug)]
+struct NewArgs {
+    /// l: the cache has 2^l slots.
+    #[arg(long)]
+    l: u32,
+    /// b, the fingerprint bits (1..=128): false positives at most ways·2^-b.
+    #[arg(long, default_value_t = 64)]
+    b: u32,
+    /// w, the slots per set (a power of two): 1 is direct-mapped, 8 cuts false negatives by
+    /// orders of magnitude at the same memory.
+    #[arg(long, default_value_t = 1)]
+    ways: u32,
+    /// Entries expire this many seconds after their insertion (costs 8 bytes per slot).
+    #[arg(long)]
+    ttl: Option<u64>,
+    /// The hash seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// The .amq file to write.
+    #[arg(long, short = 'o')]
+    output: PathBuf,
+}
+
+/// Insert items (one per line).
+#[derive(clap::Args, Debug)]
+struct InsertArgs {
+    /// The .amq cache, updated in place.
+    filter: PathBuf,
+    /// The time in seconds since the Unix epoch (default: the system clock).
+    #[arg(long)]
+    now: Option<u64>,
+    /// Items are hex, one per line (an optional 0x).
+    #[arg(long)]
+    hex: bool,
+    /// Input files (default: stdin; `-` is stdin).
+    files: Vec<PathBuf>,
+}
+
+/// Ask about items: `present` (definitely) or `absent` (maybe) for each.
+#[derive(clap::Args, Debug)]
+struct ContainsArgs {
+    /// The .amq cache.
+    filter: PathBuf,
+    /// The items.
+    #[arg(required = true)]
+    items: Vec<String>,
+    /// The time in seconds since the Unix epoch (default: the system clock).
+    #[arg(long)]
+    now: Option<u64>,
+    /// Items are hex (an optional 0x).
+    #[arg(long)]
+    hex: bool,
+    /// One JSON object per item: {"item": ..., "present": true|false}.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Forget items (exit 1 if any was not held).
+#[derive(clap::Args, Debug)]
+struct RemoveArgs {
+    /// The .amq cache, updated in place.
+    filter: PathBuf,
+    /// The items.
+    #[arg(required = true)]
+    items: Vec<String>,
+    /// The time in seconds since the Unix epoch (default: the system clock).
+    #[arg(long)]
+    now: Option<u64>,
+    /// Items are hex (an optional 0x).
+    #[arg(long)]
+    hex: bool,
+}
+
+/// Show the shape, the occupancy and the error rates.
+#[derive(clap::Args, Debug)]
+struct InfoArgs {
+    /// The .amq cache.
+    filter: PathBuf,
+    /// One JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+fn load(path: &Path, now: Option<u64>) -> Result<NegativeCache<ManualClock>> {
+    let bytes = input::read_all(path)?;
+    let c = NegativeCache::from_bytes(&bytes).with_context(|| format!("{}", path.display()))?;
+    Ok(c.with_clock(ManualClock::new(now.unwrap_or_else(|| SystemClock.now()))))
+}
+
+fn item_bytes(item: &str, hex: bool) -> Result<Vec<u8>> {
+    if hex {
+        input::parse_hex(item)
+    } else {
+        Ok(item.as_bytes().to_vec())
+    }
+}
+
+/// Runs `amq negative`.
+pub fn run(a: Args) -> Result<ExitCode> {
+    match a.command {
+        Command::New(a) => new(a),
+        Command::Insert(a) => insert(a),
+        Command::Contains(a) => contains(a),
+        Command::Remove(a) => remove(a),
+        Command::Info(a) => info(a),
+    }
+}
+
+fn new(a: NewArgs) -> Result<ExitCode> {
+    let mut c = NegativeCache::new(a.l, a.b, a.ways, a.seed)?;
+    if let Some(ttl) = a.ttl {
+        c = c.with_ttl(ttl)?;
+    }
+    write_atomically(&a.output, &c.to_bytes())?;
+    eprintln!(
+        "created negative cache: 2^{} slots of {} bits in sets of {}, {} bytes, false positives at most {:.3e}",
+        a.l,
+        a.b,
+        a.ways,
+        c.size_bytes(),
+        c.fpr_bound()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn insert(a: InsertArgs) -> Result<ExitCode> {
+    let mut c = load(&a.filter, a.now)?;
+    let mut count = 0u64;
+    input::for_each_item(&a.files, a.hex, |item| {
+        c.insert(item);
+        count += 1;
+        Ok(())
+    })?;
+    write_atomically(&a.filter, &c.to_bytes())?;
+    eprintln!("inserted {count} items; occupancy {:.4}", c.occupancy());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn contains(a: ContainsArgs) -> Result<ExitCode> {
+    let c = load(&a.filter, a.now)?;
+    let mut out = crate::output::stdout();
+    let mut all = true;
+    for item in &a.items {
+        let present = c.contains(&item_bytes(item, a.hex)?);
+        all &= present;
+        if a.json {
+            crate::output::json_line(
+                &mut out,
+                &serde_json::json!({"item": item, "present": present}),
+            )?;
+        } else {
+            writeln!(
+                out,
+                "{}\t{item}",
+                if present { "present" } else { "absent" }
+            )?;
+        }
+    }
+    out.flush()?;
+    Ok(if all {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn remove(a: RemoveArgs) -> Result<ExitCode> {
+    let mut c = load(&a.filter, a.now)?;
+    let mut all = true;
+    for item in &a.items {
+        all &= c.remove(&item_bytes(item, a.hex)?);
+    }
+    write_atomically(&a.filter, &c.to_bytes())?;
+    Ok(if all {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn info(a: InfoArgs) -> Result<ExitCode> {
+    let bytes = input::read_all(&a.filter)?;
+    let c = NegativeCache::from_bytes(&bytes).with_context(|| format!("{}", a.filter.display()))?;
+    let fields = [
+        ("kind", "negative-cache".into()),
+        ("l", c.l().into()),
+        ("slots", c.slots().into()),
+        ("b", c.b().into()),
+        ("ways", c.ways().into()),
+        ("ttl_seconds", c.ttl().into()),
+        ("seed", c.seed().into()),
+        ("items_inserted", c.inserted().into()),
+        ("occupied", c.occupied().into()),
+        ("occupancy", c.occupancy().into()),
+        ("fpr_bound", c.fpr_bound().into()),
+        ("expected_fpr", c.expected_fpr().into()),
+        (
+            "fnr_of_oldest_item",
+            false_negative_rate(c.inserted(), c.slots(), c.ways()).into(),
+        ),
+        ("bytes", c.size_bytes().into()),
+    ];
+    print_fields(&fields, a.json)?;
+    Ok(ExitCode::SUCCESS)
+}

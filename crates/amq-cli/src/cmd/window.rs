@@ -1,0 +1,265 @@
+//! `amq window`: the sliding-window Bloom filter of mutator sets, with positions.
+
+use super::write_atomically;
+use crate::input;
+use amq::window::{SlidingWindowBloom, WindowParams};
+use anyhow::{Context, Result};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// The sliding-window Bloom filter (Szepieniec and Værge, IACR ePrint 2023/1208): every item
+/// has a position L, and its k bits fall in a window of W bits that slides by S bits every B
+/// positions. Old chunks are archived and still answered.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq window new --preset neptune -o swbf.amq
+  printf 'utxo-a\\nutxo-b\\n' | amq window insert swbf.amq -      # prints each item's position
+  amq window contains swbf.amq --at 1 utxo-b                     # maybe (exit 0)
+  amq window contains swbf.amq --at 0 utxo-b                     # no (exit 1)
+  amq window info --json swbf.amq")]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum Command {
+    New(NewArgs),
+    Insert(InsertArgs),
+    Contains(ContainsArgs),
+    Info(InfoArgs),
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum Preset {
+    /// Neptune's mutator set: W = 2^20, S = 2^12, B = 8, k = 45.
+    Neptune,
+}
+
+/// Create an empty sliding-window filter.
+#[derive(clap::Args, Debug)]
+struct NewArgs {
+    /// A named shape (the other shape flags override its fields).
+    #[arg(long, value_enum)]
+    preset: Option<Preset>,
+    /// W, the bits of the active window (a multiple of --chunk).
+    #[arg(long)]
+    window: Option<u64>,
+    /// S, the bits of one chunk: the slide step (a multiple of 64).
+    #[arg(long)]
+    chunk: Option<u64>,
+    /// B, the insertions per slide.
+    #[arg(long)]
+    batch: Option<u64>,
+    /// k, the indices per item.
+    #[arg(long)]
+    hashes: Option<u32>,
+    /// The hash seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// The .amq file to write.
+    #[arg(long, short = 'o')]
+    output: PathBuf,
+}
+
+/// Insert items (one per line) at the next positions, or from --at on; print each position.
+#[derive(clap::Args, Debug)]
+struct InsertArgs {
+    /// The .amq filter, updated in place.
+    filter: PathBuf,
+    /// The position of the first item (the next ones follow); default: the next position.
+    #[arg(long)]
+    at: Option<u64>,
+    /// Items are hex, one per line (an optional 0x).
+    #[arg(long)]
+    hex: bool,
+    /// One JSON object per item: {"item": ..., "position": L}.
+    #[arg(long)]
+    json: bool,
+    /// Input files (default: stdin; `-` is stdin).
+    files: Vec<PathBuf>,
+}
+
+/// Ask about items at a position: `maybe` or `no` for each (exit 1 if any is `no`).
+#[derive(clap::Args, Debug)]
+struct ContainsArgs {
+    /// The .amq filter.
+    filter: PathBuf,
+    /// The position L the items were inserted at.
+    #[arg(long)]
+    at: u64,
+    /// The items.
+    #[arg(required = true)]
+    items: Vec<String>,
+    /// Items are hex (an optional 0x).
+    #[arg(long)]
+    hex: bool,
+    /// One JSON object per item: {"item": ..., "position": L, "maybe": true|false}.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Show the shape, the window position, the archive and the expected false-positive rate.
+#[derive(clap::Args, Debug)]
+struct InfoArgs {
+    /// The .amq filter.
+    filter: PathBuf,
+    /// One JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+fn load(path: &Path) -> Result<SlidingWindowBloom> {
+    let bytes = input::read_all(path)?;
+    SlidingWindowBloom::from_bytes(&bytes).with_context(|| format!("{}", path.display()))
+}
+
+/// Runs `amq window`.
+pub fn run(a: Args) -> Result<ExitCode> {
+    match a.command {
+        Command::New(a) => new(a),
+        Command::Insert(a) => insert(a),
+        Command::Contains(a) => contains(a),
+        Command::Info(a) => info(a),
+    }
+}
+
+fn new(a: NewArgs) -> Result<ExitCode> {
+    let base = a.preset.map(|preset| match preset {
+        Preset::Neptune => WindowParams::NEPTUNE,
+    });
+    let pick = |flag: Option<u64>, from: Option<u64>, name: &str| -> Result<u64> {
+        flag.or(from)
+            .with_context(|| format!("give --{name} or a --preset"))
+    };
+    let params = WindowParams {
+        window_bits: pick(a.window, base.map(|p| p.window_bits), "window")?,
+        chunk_bits: pick(a.chunk, base.map(|p| p.chunk_bits), "chunk")?,
+        batch: pick(a.batch, base.map(|p| p.batch), "batch")?,
+        k: pick(
+            a.hashes.map(u64::from),
+            base.map(|p| u64::from(p.k)),
+            "hashes",
+        )?
+        .try_into()
+        .context("--hashes is too large")?,
+    };
+    let f = SlidingWindowBloom::new(params, a.seed)?;
+    write_atomically(&a.output, &f.to_bytes())?;
+    eprintln!(
+        "created sliding-window bloom: W = {} bits, S = {} bits, B = {}, k = {} ({} bytes of window)",
+        params.window_bits,
+        params.chunk_bits,
+        params.batch,
+        params.k,
+        params.window_bits / 8
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn insert(a: InsertArgs) -> Result<ExitCode> {
+    let mut f = load(&a.filter)?;
+    let mut out = crate::output::stdout();
+    let mut next = a.at;
+    input::for_each_item(&a.files, a.hex, |item| {
+        let position = match next {
+            Some(l) => {
+                f.insert_at(item, l)?;
+                next = Some(l.checked_add(1).context("positions exhausted")?);
+                l
+            }
+            None => f.insert(item)?,
+        };
+        if a.json {
+            crate::output::json_line(
+                &mut out,
+                &serde_json::json!({"item": input::display_item(item, a.hex), "position": position}),
+            )?;
+        } else {
+            writeln!(out, "{position}\t{}", input::display_item(item, a.hex))?;
+        }
+        Ok(())
+    })?;
+    out.flush()?;
+    write_atomically(&a.filter, &f.to_bytes())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn contains(a: ContainsArgs) -> Result<ExitCode> {
+    let f = load(&a.filter)?;
+    let mut out = crate::output::stdout();
+    let mut all = true;
+    for item in &a.items {
+        let bytes = if a.hex {
+            input::parse_hex(item)?
+        } else {
+            item.as_bytes().to_vec()
+        };
+        let maybe = f.contains(&bytes, a.at);
+        all &= maybe;
+        if a.json {
+            crate::output::json_line(
+                &mut out,
+                &serde_json::json!({"item": item, "position": a.at, "maybe": maybe}),
+            )?;
+        } else {
+            writeln!(out, "{}\t{item}", if maybe { "maybe" } else { "no" })?;
+        }
+    }
+    out.flush()?;
+    Ok(if all {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn info(a: InfoArgs) -> Result<ExitCode> {
+    let f = load(&a.filter)?;
+    let p = f.params();
+    let latest = f.next_position().saturating_sub(1);
+    let fields = [
+        ("kind", "sliding-window-bloom".into()),
+        ("window_bits", p.window_bits.into()),
+        ("chunk_bits", p.chunk_bits.into()),
+        ("batch", p.batch.into()),
+        ("k", p.k.into()),
+        ("seed", f.seed().into()),
+        ("items_inserted", f.inserted().into()),
+        ("next_position", f.next_position().into()),
+        ("window_start_chunk", f.window_start_chunk().into()),
+        ("window_fill", f.window_fill().into()),
+        ("archived_chunks", f.archived_chunks().into()),
+        ("archived_bits_set", f.archived_bits_set().into()),
+        ("archive_bytes", f.archive_bytes().into()),
+        ("bytes", f.size_bytes().into()),
+        ("expected_fpr_latest", f.expected_fpr(latest).into()),
+        ("steady_state_fpr", p.steady_state_fpr().into()),
+    ];
+    print_fields(&fields, a.json)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Prints named figures: one JSON object (in this order) or one `name  value` line each.
+pub(crate) fn print_fields(fields: &[(&str, serde_json::Value)], json: bool) -> Result<()> {
+    let mut out = crate::output::stdout();
+    if json {
+        let obj: serde_json::Map<String, serde_json::Value> = fields
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
+        crate::output::json_line(&mut out, &serde_json::Value::Object(obj))?;
+    } else {
+        for (name, value) in fields {
+            let text = match value {
+                serde_json::Value::String(s) => s.clone(),
+                serde_json::Value::Null => "-".to_string(),
+                other => other.to_string(),
+            };
+            writeln!(out, "{:<22} {text}", name.replace('_', " "))?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,258 @@
+//! `amq algorand indices|check|replay|plan` against the Python oracle
+//! (tests/vectors/algorand/registry-oracle.json), with exit statuses.
+
+use assert_cmd::Command;
+use base64::Engine as _;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn amq() -> Command {
+    Command::cargo_bin("amq").unwrap()
+}
+
+fn oracle() -> Value {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/vectors/algorand/registry-oracle.json"
+    );
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn lines(stdout: &[u8]) -> Vec<Value> {
+    String::from_utf8(stdout.to_vec())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn indices_match_the_oracle() {
+    let out = amq()
+        .args(["algorand", "indices", "The GOAT", "BAYC1"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    // field order as the issue shows it
+    let text = String::from_utf8(out.stdout.clone()).unwrap();
+    assert!(
+        text.starts_with("{\"unit_name\":\"The GOAT\",\"h1\":"),
+        "{text}"
+    );
+    let got = lines(&out.stdout);
+    let o = oracle();
+    for (g, name) in got.iter().zip(["54686520474f4154", "4241594331"]) {
+        let want = o["indices"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name_hex"] == name && c["m"] == 32768)
+            .unwrap();
+        assert_eq!(g["h1"], want["h1"]);
+        assert_eq!(g["h2"], want["h2"]);
+    }
+    // --hex, non-UTF-8 bytes
+    let out = amq()
+        .args(["algorand", "indices", "--hex", "0xfffe0001"])
+        .output()
+        .unwrap();
+    let g = &lines(&out.stdout)[0];
+    let want = o["indices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name_hex"] == "fffe0001" && c["m"] == 32768)
+        .unwrap();
+    assert_eq!((&g["h1"], &g["h2"]), (&want["h1"], &want["h2"]));
+    // k = 4 adds h3, h4
+    let out = amq()
+        .args(["algorand", "indices", "--k", "4", "x"])
+        .output()
+        .unwrap();
+    assert!(lines(&out.stdout)[0]["h4"].is_u64());
+}
+
+#[test]
+fn replay_matches_the_oracle() {
+    let o = oracle();
+    for r in o["replays"].as_array().unwrap() {
+        let calls: Vec<&str> = r["calls_hex"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap())
+            .collect();
+        let mut cmd = amq();
+        cmd.args(["algorand", "replay", "--hex", "--max-supply"])
+            .arg(r["max_supply"].to_string());
+        if !r["bootstrapped"].as_bool().unwrap() {
+            cmd.arg("--not-bootstrapped");
+        }
+        let out = cmd.write_stdin(calls.join("\n") + "\n").output().unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        let got = lines(&out.stdout);
+        assert_eq!(got.len(), calls.len() + 1);
+        for (g, want) in got.iter().zip(r["results"].as_array().unwrap()) {
+            assert_eq!(&g["result"], want);
+        }
+        let summary = got.last().unwrap();
+        assert_eq!(summary["minted"], r["minted"]);
+        assert_eq!(summary["box_sha256"], r["box_sha256"]);
+        assert_eq!(summary["box_base64"], r["box_base64"]);
+    }
+}
+
+#[test]
+fn replay_text_lines_and_empty_name() {
+    let out = amq()
+        .args(["algorand", "replay", "--max-supply", "10000", "-"])
+        .write_stdin("The GOAT\nThe GOAT\r\nNINEBYTES\n\n")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let l: Vec<&str> = text.lines().collect();
+    assert_eq!(l[0], r#"{"unit_name":"The GOAT","result":"ok"}"#);
+    assert_eq!(
+        l[1],
+        r#"{"unit_name":"The GOAT","result":"fail: Unit name already taken"}"#
+    );
+    assert_eq!(
+        l[2],
+        r#"{"unit_name":"NINEBYTES","result":"fail: value is too long"}"#
+    );
+    assert_eq!(l[3], r#"{"unit_name":"","result":"ok"}"#);
+    assert!(
+        l[4].starts_with(r#"{"minted":2,"box_base64":""#),
+        "{}",
+        l[4]
+    );
+    // never bootstrapped: null box fields
+    amq()
+        .args([
+            "algorand",
+            "replay",
+            "--max-supply",
+            "3",
+            "--not-bootstrapped",
+        ])
+        .write_stdin("A\n")
+        .assert()
+        .success()
+        .stdout(predicate::str::ends_with(
+            "{\"minted\":0,\"box_base64\":null,\"box_sha256\":null}\n",
+        ));
+}
+
+#[test]
+fn check_reads_raw_base64_and_algod_json() {
+    let o = oracle();
+    let r = &o["replays"][0]; // The GOAT, "", ff fe, BAYC1, BAYC2 minted
+    let b64 = r["box_base64"].as_str().unwrap();
+    let raw = base64::engine::general_purpose::STANDARD
+        .decode(b64)
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let raw_path = dir.path().join("bloom.bin");
+    let b64_path = dir.path().join("bloom.b64");
+    let json_path = dir.path().join("box.json");
+    std::fs::write(&raw_path, &raw).unwrap();
+    std::fs::write(&b64_path, format!("{b64}\n")).unwrap();
+    std::fs::write(
+        &json_path,
+        format!(r#"{{"name":"Ymxvb20=","round":1234,"value":"{b64}"}}"#),
+    )
+    .unwrap();
+    for path in [&raw_path, &b64_path, &json_path] {
+        amq()
+            .args(["algorand", "check", "--box"])
+            .arg(path)
+            .args(["The GOAT", "BAYC1", "BAYC9"])
+            .assert()
+            .code(1)
+            .stdout("taken\tThe GOAT\ntaken\tBAYC1\navailable\tBAYC9\n");
+        amq()
+            .args(["algorand", "check", "--box"])
+            .arg(path)
+            .arg("BAYC9")
+            .assert()
+            .code(0);
+    }
+    // --hex and --json
+    let out = amq()
+        .args(["algorand", "check", "--json", "--hex", "--box"])
+        .arg(&raw_path)
+        .arg("fffe")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v = &lines(&out.stdout)[0];
+    assert_eq!(v["unit_name"], "fffe");
+    assert_eq!(v["available"], false);
+    // forcing --format raw on base64 text reads it as a (different) raw box
+    amq()
+        .args(["algorand", "check", "--format", "raw", "--box"])
+        .arg(&b64_path)
+        .arg("x")
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+}
+
+#[test]
+fn errors_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty");
+    std::fs::write(&empty, b"").unwrap();
+    amq()
+        .args(["algorand", "check", "--box"])
+        .arg(&empty)
+        .arg("x")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("box size"));
+    let big = dir.path().join("big");
+    std::fs::write(&big, vec![0u8; 32_769]).unwrap();
+    amq()
+        .args(["algorand", "check", "--box"])
+        .arg(&big)
+        .arg("x")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("too large"));
+    amq()
+        .args(["algorand", "check", "--box", "/nonexistent/box", "x"])
+        .assert()
+        .code(2);
+    amq()
+        .args(["algorand", "indices", "--k", "5", "x"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("k must be 1 to 4"));
+    amq()
+        .args(["algorand", "replay", "--max-supply", "3", "--hex"])
+        .write_stdin("zz\n")
+        .assert()
+        .code(2);
+    amq()
+        .args(["algorand", "plan", "--supply", "1000000", "--fpr", "0.001"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("32,768-byte box"));
+}
+
+#[test]
+fn plan_json() {
+    let out = amq()
+        .args([
+            "algorand", "plan", "--supply", "10000", "--fpr", "1%", "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["box_bytes"], 13_184);
+    assert_eq!(v["k"], 4);
+    assert_eq!(v["min_balance_microalgos"], 2_500 + 400 * (5 + 13_184));
+    assert_eq!(v["fits_on_stack"], false);
+    assert_eq!(v["hashes"][0], "sha512_256");
+}

@@ -1,0 +1,181 @@
+//! `amq btc filter|gcs|match` against every block of bitcoin/bips `bip-0158/testnet-19.json`,
+//! with exit statuses.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn amq() -> Command {
+    Command::cargo_bin("amq").unwrap()
+}
+
+fn rows() -> Vec<Value> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/vectors/bip158/testnet-19.json"
+    );
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    v.as_array().unwrap()[1..].to_vec()
+}
+
+#[test]
+fn filter_reproduces_every_block() {
+    let dir = tempfile::tempdir().unwrap();
+    for row in rows() {
+        let height = row[0].as_u64().unwrap();
+        let block = dir.path().join(format!("{height}.hex"));
+        let prev = dir.path().join(format!("{height}.prev"));
+        std::fs::write(&block, row[2].as_str().unwrap()).unwrap();
+        let scripts: String = row[3]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| format!("{}\n", s.as_str().unwrap()))
+            .collect();
+        std::fs::write(&prev, scripts).unwrap();
+        let out = amq()
+            .args(["btc", "filter", "--json", "--block"])
+            .arg(&block)
+            .arg("--prev-scripts")
+            .arg(&prev)
+            .args(["--prev-header", row[4].as_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{height}: {}", String::from_utf8_lossy(&out.stderr));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["block_hash"], row[1], "{height}");
+        assert_eq!(v["filter"], row[5], "{height}");
+        assert_eq!(v["header"], row[6], "{height}");
+        // binary block bytes work too, and the text output names both
+        let raw = hex::decode(row[2].as_str().unwrap()).unwrap();
+        let bin = dir.path().join(format!("{height}.bin"));
+        std::fs::write(&bin, raw).unwrap();
+        amq()
+            .args(["btc", "filter", "--block"])
+            .arg(&bin)
+            .arg("--prev-scripts")
+            .arg(&prev)
+            .args(["--prev-header", row[4].as_str().unwrap()])
+            .assert()
+            .success()
+            .stdout(
+                predicate::str::contains(format!("filter      {}\n", row[5].as_str().unwrap()))
+                    .and(predicate::str::contains(format!(
+                        "header      {}\n",
+                        row[6].as_str().unwrap()
+                    ))),
+            );
+    }
+}
+
+#[test]
+fn filter_checks_its_inputs() {
+    let rows = rows();
+    let dir = tempfile::tempdir().unwrap();
+    // block 49291 spends 8 scripts: giving none is an error
+    let row = rows.iter().find(|r| r[0] == 49291).unwrap();
+    let block = dir.path().join("b.hex");
+    std::fs::write(&block, row[2].as_str().unwrap()).unwrap();
+    amq()
+        .args(["btc", "filter", "--block"])
+        .arg(&block)
+        .args(["--prev-scripts", "/dev/null"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("8 inputs"));
+    std::fs::write(&block, "00ff").unwrap();
+    amq()
+        .args(["btc", "filter", "--block"])
+        .arg(&block)
+        .args(["--prev-scripts", "/dev/null"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not a valid block"));
+}
+
+#[test]
+fn gcs_and_match_from_raw_elements() {
+    // block 926485: the 17 elements (9 distinct) of its basic filter
+    let rows = rows();
+    let row = rows.iter().find(|r| r[0] == 926485).unwrap();
+    let block: bitcoin::Block =
+        bitcoin::consensus::deserialize(&hex::decode(row[2].as_str().unwrap()).unwrap()).unwrap();
+    let mut elements: Vec<String> = block
+        .txdata
+        .iter()
+        .flat_map(|tx| tx.output.iter())
+        .map(|o| o.script_pubkey.as_bytes())
+        .filter(|s| !s.is_empty() && s[0] != 0x6a)
+        .map(hex::encode)
+        .collect();
+    elements.extend(row[3].as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_string()));
+    let input: String = elements.iter().map(|e| format!("{e}\n")).collect();
+    let hash = row[1].as_str().unwrap();
+    amq()
+        .args(["btc", "gcs", "--block-hash", hash, "-"])
+        .write_stdin(input.clone())
+        .assert()
+        .success()
+        .stdout(format!("{}\n", row[5].as_str().unwrap()));
+    // every element matches: exit 0, one JSON line each
+    let out = amq()
+        .args(["btc", "match", "--block-hash", hash, "--filter", row[5].as_str().unwrap(), "-"])
+        .write_stdin(input.clone())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let rows_out: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows_out.len(), elements.len());
+    assert!(rows_out.iter().all(|r| r["match"] == true));
+    assert_eq!(rows_out[0]["element"], elements[0].as_str());
+    // a script not in the block: exit 1
+    amq()
+        .args(["btc", "match", "--block-hash", hash, "--filter", row[5].as_str().unwrap(), "-"])
+        .write_stdin("0014000102030405060708090a0b0c0d0e0f10111213\n")
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(r#""match":false"#));
+    // other P and M round-trip through gcs and match
+    let out = amq()
+        .args(["btc", "gcs", "--block-hash", hash, "--p", "10", "--m", "1024", "-"])
+        .write_stdin(input.clone())
+        .output()
+        .unwrap();
+    let filter = String::from_utf8(out.stdout).unwrap();
+    amq()
+        .args(["btc", "match", "--block-hash", hash, "--p", "10", "--m", "1024", "--filter", filter.trim(), "-"])
+        .write_stdin(input)
+        .assert()
+        .success();
+}
+
+#[test]
+fn bad_filters_and_hashes_exit_2() {
+    let hash = "000000000933ea01ad0ee984209779baaec3ced90fa3f408719526f8d77f4943";
+    for (args, why) in [
+        (vec!["--block-hash", hash, "--filter", "05ff"], "truncated"),
+        (vec!["--block-hash", hash, "--filter", "fd0100"], "non-minimal"),
+        (vec!["--block-hash", "00", "--filter", "019dfca8"], "32 bytes"),
+        (vec!["--block-hash", hash, "--filter", "zz"], "invalid hex"),
+        (vec!["--block-hash", hash, "--filter", "019dfca8", "--p", "40"], "invalid p"),
+    ] {
+        amq()
+            .args(["btc", "match"])
+            .args(&args)
+            .arg("-")
+            .write_stdin("51\n")
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(why));
+    }
+    // the genesis filter answers for its one script
+    amq()
+        .args(["btc", "match", "--block-hash", hash, "--filter", "019dfca8", "-"])
+        .write_stdin("4104678afdb0fe5548271967f1a67130b7105cd6a828e03909a67962e0ea1f61deb649f6bc3f4cef38c4f35504e51ec112de5c384df7ba0b8d578a4c702b6bf11d5fac\n")
+        .assert()
+        .success();
+}

@@ -1,0 +1,139 @@
+//! `amq sim`: small, fast runs that check the CSV and the SVG and the rates they report.
+
+use assert_cmd::Command;
+
+fn amq() -> Command {
+    Command::cargo_bin("amq").unwrap()
+}
+
+fn sim(args: &[&str], dir: &std::path::Path) -> serde_json::Value {
+    let out = amq()
+        .arg("sim")
+        .args(args)
+        .arg("--out")
+        .arg(dir)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let csv = std::fs::read_to_string(v["csv"].as_str().unwrap()).unwrap();
+    assert!(csv.lines().count() >= 2, "{csv}");
+    let svg = std::fs::read_to_string(v["svg"].as_str().unwrap()).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("</svg>"));
+    v
+}
+
+#[test]
+fn negative_b128_has_no_false_positives_and_b1_about_half() {
+    let dir = tempfile::tempdir().unwrap();
+    let small = [
+        "--l",
+        "12",
+        "--n",
+        "20000",
+        "--domain",
+        "20000",
+        "--queries",
+        "20000",
+    ];
+    let v = sim(
+        &[&["negative", "--b", "128"], &small[..]].concat(),
+        dir.path(),
+    );
+    assert_eq!(v["max_fpr"], 0.0);
+    let fnr = v["fnr"].as_f64().unwrap();
+    assert!(fnr > 0.2 && fnr < 0.8, "{fnr}"); // about 9,400 items in 4,096 slots
+    let v = sim(
+        &[&["negative", "--b", "1"], &small[..]].concat(),
+        dir.path(),
+    );
+    let fpr = v["fpr"].as_f64().unwrap();
+    let want = v["fpr_formula"].as_f64().unwrap(); // occupancy / 2
+    assert!(
+        (fpr - want).abs() < 0.03 && fpr > 0.35 && fpr <= 0.5,
+        "{fpr} vs {want}"
+    );
+    let csv = std::fs::read_to_string(dir.path().join("negative-l12-b1-w1.csv")).unwrap();
+    assert!(csv.starts_with("occupancy,inserted,distinct,"));
+}
+
+#[test]
+fn bloom_and_window_track_the_formula() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = sim(
+        &[
+            "bloom",
+            "--n",
+            "5000",
+            "--fpr",
+            "0.05",
+            "--points",
+            "5",
+            "--queries",
+            "40000",
+        ],
+        dir.path(),
+    );
+    let (got, want) = (
+        v["fpr"].as_f64().unwrap(),
+        v["fpr_formula"].as_f64().unwrap(),
+    );
+    assert!(
+        (got - want).abs() < 4.0 * (want * (1.0 - want) / 40000.0).sqrt(),
+        "{got} vs {want}"
+    );
+    let v = sim(
+        &[
+            "window",
+            "--window",
+            "1024",
+            "--chunk",
+            "64",
+            "--batch",
+            "8",
+            "--hashes",
+            "3",
+            "--n",
+            "3000",
+            "--points",
+            "4",
+            "--queries",
+            "40000",
+        ],
+        dir.path(),
+    );
+    let (got, want) = (
+        v["fpr_latest"].as_f64().unwrap(),
+        v["fpr_latest_formula"].as_f64().unwrap(),
+    );
+    assert!(
+        (got - want).abs() < 4.0 * (want * (1.0 - want) / 40000.0).sqrt() + 0.1 * want,
+        "{got} vs {want}"
+    );
+    assert!(v["archived_chunks"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn bad_parameters_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    amq()
+        .args(["sim", "negative", "--l", "50", "--out"])
+        .arg(dir.path())
+        .assert()
+        .code(2);
+    amq()
+        .args(["sim", "window", "--chunk", "100", "--out"])
+        .arg(dir.path())
+        .assert()
+        .code(2);
+    amq()
+        .args(["sim", "bloom", "--n", "0", "--out"])
+        .arg(dir.path())
+        .assert()
+        .code(2);
+}

@@ -1,0 +1,245 @@
+//! `amq window` (sliding-window Bloom) and `amq aging`, with exit statuses.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn amq() -> Command {
+    Command::cargo_bin("amq").unwrap()
+}
+
+#[test]
+fn window_insert_assigns_positions_and_finds_items_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("w.amq");
+    amq()
+        .args([
+            "window", "new", "--window", "512", "--chunk", "64", "--batch", "2", "--hashes", "4",
+            "-o",
+        ])
+        .arg(&f)
+        .assert()
+        .success();
+    amq()
+        .args(["window", "insert"])
+        .arg(&f)
+        .arg("-")
+        .write_stdin("apple\nbanana\ncherry\n")
+        .assert()
+        .success()
+        .stdout("0\tapple\n1\tbanana\n2\tcherry\n");
+    amq()
+        .args(["window", "contains"])
+        .arg(&f)
+        .args(["--at", "1", "banana"])
+        .assert()
+        .code(0)
+        .stdout("maybe\tbanana\n");
+    amq()
+        .args(["window", "contains"])
+        .arg(&f)
+        .args(["--at", "0", "banana"])
+        .assert()
+        .code(1)
+        .stdout("no\tbanana\n");
+    // many more items: apple's chunks are archived and still answered
+    let many: String = (0..500).map(|i| format!("item-{i}\n")).collect();
+    amq()
+        .args(["window", "insert"])
+        .arg(&f)
+        .write_stdin(many)
+        .assert()
+        .success();
+    amq()
+        .args(["window", "contains"])
+        .arg(&f)
+        .args(["--at", "0", "apple"])
+        .assert()
+        .code(0);
+    // explicit positions, JSON out
+    let out = amq()
+        .args(["window", "insert", "--json", "--at", "10000"])
+        .arg(&f)
+        .write_stdin("late\n")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["position"], 10000);
+    let out = amq()
+        .args(["window", "info", "--json"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["next_position"], 10001);
+    assert_eq!(v["items_inserted"], 504);
+    assert_eq!(v["window_start_chunk"], 5000);
+    assert!(v["archived_chunks"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn window_neptune_preset_and_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("n.amq");
+    amq()
+        .args(["window", "new", "--preset", "neptune", "-o"])
+        .arg(&f)
+        .assert()
+        .success();
+    let out = amq()
+        .args(["window", "info", "--json"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (v["window_bits"].as_u64(), v["chunk_bits"].as_u64()),
+        (Some(1 << 20), Some(4096))
+    );
+    assert_eq!((v["batch"].as_u64(), v["k"].as_u64()), (Some(8), Some(45)));
+    // bad shape, missing shape, a file of another kind, garbage: exit 2 with one error line
+    amq()
+        .args([
+            "window", "new", "--window", "1000", "--chunk", "64", "--batch", "1", "--hashes", "3",
+            "-o",
+        ])
+        .arg(dir.path().join("x.amq"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::starts_with("error: "));
+    amq()
+        .args(["window", "new", "-o"])
+        .arg(dir.path().join("y.amq"))
+        .assert()
+        .code(2);
+    let neg = dir.path().join("neg.amq");
+    amq()
+        .args(["negative", "new", "--l", "4", "-o"])
+        .arg(&neg)
+        .assert()
+        .success();
+    amq()
+        .args(["window", "contains", "--at", "0"])
+        .arg(&neg)
+        .arg("x")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("wrong filter kind"));
+    std::fs::write(dir.path().join("junk.amq"), b"not a filter").unwrap();
+    amq()
+        .args(["window", "info"])
+        .arg(dir.path().join("junk.amq"))
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn aging_by_count_forgets_after_the_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("a.amq");
+    amq()
+        .args([
+            "aging",
+            "new",
+            "--window",
+            "100",
+            "--generations",
+            "3",
+            "--fpr",
+            "1e-6",
+            "-o",
+        ])
+        .arg(&f)
+        .assert()
+        .success();
+    amq()
+        .args(["aging", "insert"])
+        .arg(&f)
+        .write_stdin("first\n")
+        .assert()
+        .success();
+    let fill = |n: usize| (0..n).map(|i| format!("x{i}\n")).collect::<String>();
+    amq()
+        .args(["aging", "insert"])
+        .arg(&f)
+        .write_stdin(fill(99))
+        .assert()
+        .success();
+    amq()
+        .args(["aging", "contains"])
+        .arg(&f)
+        .arg("first")
+        .assert()
+        .code(0)
+        .stdout("maybe\tfirst\n");
+    // g·c = 3·50 insertions later it is gone
+    amq()
+        .args(["aging", "insert"])
+        .arg(&f)
+        .write_stdin(fill(60))
+        .assert()
+        .success();
+    amq()
+        .args(["aging", "contains"])
+        .arg(&f)
+        .args(["first", "x5"])
+        .assert()
+        .code(1)
+        .stdout("no\tfirst\nmaybe\tx5\n");
+    let out = amq()
+        .args(["aging", "info", "--json"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["rotation"], "count");
+    assert_eq!(v["rotation_period"], 50);
+    assert_eq!(v["window_at_least"], 100);
+    assert_eq!(v["items_inserted"], 160);
+    assert!(v["fpr_bound"].as_f64().unwrap() <= 1e-6);
+}
+
+#[test]
+fn aging_by_time_with_an_explicit_clock() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("t.amq");
+    amq()
+        .args([
+            "aging",
+            "new",
+            "--window-seconds",
+            "60",
+            "--generations",
+            "4",
+            "--items-per-generation",
+            "100",
+        ])
+        .args(["--fpr", "0.001", "-o"])
+        .arg(&f)
+        .assert()
+        .success();
+    // Δ = 20 s: inserted at t = 1000 (interval 50), found until t = 1079, gone at 1080
+    amq()
+        .args(["aging", "insert", "--now", "1000"])
+        .arg(&f)
+        .write_stdin("token\n")
+        .assert()
+        .success();
+    amq()
+        .args(["aging", "contains", "--now", "1079"])
+        .arg(&f)
+        .arg("token")
+        .assert()
+        .code(0);
+    amq()
+        .args(["aging", "contains", "--now", "1080"])
+        .arg(&f)
+        .arg("token")
+        .assert()
+        .code(1);
+    amq()
+        .args(["aging", "new", "--fpr", "0.01", "-o"])
+        .arg(dir.path().join("bad.amq"))
+        .assert()
+        .code(2);
+}

@@ -1,0 +1,565 @@
+//! The aging Bloom filter: "seen within the last window", by insertions or by clock ticks.
+
+use crate::clock::{Clock, NoClock};
+use crate::error::{Error, Result};
+use crate::filter::{Filter, Insert, Item};
+use crate::hash::{bloom_indices, hash128};
+use crate::math;
+use crate::wire::{self, Kind};
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// The most generations an [`AgingBloom`] may have.
+pub const MAX_GENERATIONS: u32 = 64;
+
+/// When an [`AgingBloom`] starts a new generation (clearing the oldest).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Rotation {
+    /// After this many insertions into the current generation (its capacity c).
+    Count(u64),
+    /// Every this many clock ticks: generation boundaries at the multiples of Δ.
+    Time(u64),
+}
+
+/// An aging (generational) Bloom filter: a ring of g Bloom filters of m bits and k hash
+/// functions each, the newest taking the inserts. When the current generation is full
+/// ([`Rotation::Count`]) or its time is up ([`Rotation::Time`]) the oldest generation is
+/// cleared and becomes the current one, so an item is forgotten after g rotations.
+///
+/// **Window.** An item is found ("maybe present") for at least g − 1 and at most g rotation
+/// periods after it was inserted: with `Count(c)`, during the next (g − 1)·c insertions at
+/// least; with `Time(Δ)`, for (g − 1)·Δ ticks at least and never after g·Δ.
+///
+/// **ε.** A query probes the same k indices in every generation, and generation j, holding
+/// nⱼ items, answers yes by chance with `εⱼ = (1 − e^(−k·nⱼ/m))^k`; the generations are
+/// independent, so `ε = 1 − Πⱼ(1 − εⱼ) ≤ g·(1 − e^(−k·c/m))^k` when each holds at most c
+/// items ([`fpr_bound`](Self::fpr_bound); with `Time` rotation, c is the most items inserted
+/// in one interval Δ). A query of an item seen in the window is never wrong.
+///
+/// **Memory and cost.** The generations are interleaved: bit i of all g generations sits in
+/// one group of G bits (g rounded up to a power of two), so a query or insert touches k words
+/// whatever g is, and the filter takes m·G bits. A rotation clears one bit of every group:
+/// O(m·G/64) word operations, once per c insertions or per Δ ticks.
+///
+/// Indices come from the item's XXH3-128 hash by enhanced double hashing, as in
+/// [`BloomFilter`](crate::BloomFilter). (The generational scheme is the "aging" or
+/// double-buffered Bloom filter: Yoon, "Aging Bloom Filter with Two Active Buffers for Dynamic
+/// Sets", IEEE TKDE 22(1), 2010, generalised to g buffers.)
+///
+/// # Example
+/// ```
+/// use amq::window::AgingBloom;
+/// use amq::{Filter, Insert};
+/// // Remember at least the last 1,000 insertions with ε ≤ 1%, in 4 generations of 334.
+/// let mut f = AgingBloom::with_window(1_000, 4, 0.01, 0)?;
+/// f.insert("a")?;
+/// for i in 0..999u32 {
+///     f.insert(&i)?;
+/// }
+/// assert!(f.contains("a")); // within the window
+/// for i in 0..2_000u32 {
+///     f.insert(&i)?;
+/// }
+/// assert!(f.fpr_bound() <= 0.01);
+/// # Ok::<(), amq::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgingBloom<C = NoClock> {
+    m: u64,
+    k: u32,
+    generations: u32,
+    /// G: bits per group, g rounded up to a power of two (at most 64).
+    group_bits: u32,
+    seed: u64,
+    rotation: Rotation,
+    /// m groups of G bits: bit j of group i is bit i of generation j.
+    words: Vec<u64>,
+    current: u32,
+    /// With `Time(Δ)`: the interval (now / Δ) of the current generation; with `Count`: the
+    /// number of rotations so far.
+    epoch: u64,
+    counts: Vec<u64>,
+    inserted: u64,
+    clock: C,
+}
+
+fn group_bits(g: u32) -> u32 {
+    g.next_power_of_two()
+}
+
+fn check(m: u64, k: u32, g: u32, rotation: Rotation) -> Result<()> {
+    if m == 0 {
+        return Err(Error::invalid("m", "a generation needs at least 1 bit"));
+    }
+    if k == 0 || k > math::BLOOM_MAX_K {
+        return Err(Error::invalid(
+            "k",
+            alloc::format!("must be between 1 and {}, got {k}", math::BLOOM_MAX_K),
+        ));
+    }
+    if !(2..=MAX_GENERATIONS).contains(&g) {
+        return Err(Error::invalid(
+            "generations",
+            alloc::format!("must be between 2 and {MAX_GENERATIONS}, got {g}"),
+        ));
+    }
+    match rotation {
+        Rotation::Count(0) | Rotation::Time(0) => {
+            return Err(Error::invalid(
+                "rotation",
+                "the rotation period must be at least 1",
+            ))
+        }
+        _ => {}
+    }
+    let bits = m.checked_mul(u64::from(group_bits(g)));
+    if bits.is_none_or(|b| b.div_ceil(64) > isize::MAX as u64 / 8) {
+        return Err(Error::invalid("m", "too many bits for this platform"));
+    }
+    Ok(())
+}
+
+impl AgingBloom<NoClock> {
+    /// An empty filter: g generations of m bits with k hash functions, rotated as given.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] if m is 0, k is not in `1..=64`, g is not in
+    /// `2..=`[`MAX_GENERATIONS`], the rotation period is 0, or the filter does not fit in
+    /// memory.
+    pub fn new(m: u64, k: u32, generations: u32, rotation: Rotation, seed: u64) -> Result<Self> {
+        check(m, k, generations, rotation)?;
+        let g_bits = group_bits(generations);
+        Ok(AgingBloom {
+            m,
+            k,
+            generations,
+            group_bits: g_bits,
+            seed,
+            rotation,
+            words: vec![0; (m * u64::from(g_bits)).div_ceil(64) as usize],
+            current: 0,
+            epoch: 0,
+            counts: vec![0; generations as usize],
+            inserted: 0,
+            clock: NoClock,
+        })
+    }
+
+    /// A count-rotated filter that remembers at least the last `window` insertions with
+    /// [`fpr_bound`](Self::fpr_bound) ≤ `fpr`: each generation holds c = ⌈window/(g − 1)⌉
+    /// items and is sized ([`math::bloom_size`]) for `1 − (1 − ε)^(1/g)`.
+    ///
+    /// # Errors
+    /// As [`new`](Self::new), and [`Error::InvalidParameter`] for a zero window or ε outside
+    /// (0, 1).
+    pub fn with_window(window: u64, generations: u32, fpr: f64, seed: u64) -> Result<Self> {
+        if window == 0 {
+            return Err(Error::invalid("window", "must be at least 1 item"));
+        }
+        if !(2..=MAX_GENERATIONS).contains(&generations) {
+            return Err(Error::invalid(
+                "generations",
+                alloc::format!("must be between 2 and {MAX_GENERATIONS}, got {generations}"),
+            ));
+        }
+        let c = window.div_ceil(u64::from(generations - 1));
+        let (m, k) = math::bloom_size(c, per_generation_fpr(fpr, generations)?, None)?;
+        Self::new(m, k, generations, Rotation::Count(c), seed)
+    }
+
+    /// A time-rotated filter that remembers at least the last `window` clock ticks, for at
+    /// most `items_per_generation` items per interval Δ = ⌈window/(g − 1)⌉, with
+    /// [`fpr_bound`](Self::fpr_bound) ≤ `fpr` while that holds.
+    ///
+    /// # Errors
+    /// As [`with_window`](Self::with_window).
+    pub fn with_time_window(
+        window: u64,
+        generations: u32,
+        items_per_generation: u64,
+        fpr: f64,
+        seed: u64,
+    ) -> Result<Self> {
+        if window == 0 || items_per_generation == 0 {
+            return Err(Error::invalid(
+                "window",
+                "the window and the items per generation must be at least 1",
+            ));
+        }
+        if !(2..=MAX_GENERATIONS).contains(&generations) {
+            return Err(Error::invalid(
+                "generations",
+                alloc::format!("must be between 2 and {MAX_GENERATIONS}, got {generations}"),
+            ));
+        }
+        let delta = window.div_ceil(u64::from(generations - 1));
+        let (m, k) = math::bloom_size(
+            items_per_generation,
+            per_generation_fpr(fpr, generations)?,
+            None,
+        )?;
+        Self::new(m, k, generations, Rotation::Time(delta), seed)
+    }
+}
+
+fn per_generation_fpr(fpr: f64, g: u32) -> Result<f64> {
+    if !(fpr > 0.0 && fpr < 1.0) {
+        return Err(Error::invalid(
+            "fpr",
+            alloc::format!("must be strictly between 0 and 1, got {fpr}"),
+        ));
+    }
+    Ok(-libm::expm1(libm::log1p(-fpr) / f64::from(g)))
+}
+
+impl<C: Clock> AgingBloom<C> {
+    /// The same filter reading time from `clock`. With [`Rotation::Time`], generations whose
+    /// interval has passed stop answering at once and are cleared by the next insert.
+    pub fn with_clock<D: Clock>(self, clock: D) -> AgingBloom<D> {
+        AgingBloom {
+            m: self.m,
+            k: self.k,
+            generations: self.generations,
+            group_bits: self.group_bits,
+            seed: self.seed,
+            rotation: self.rotation,
+            words: self.words,
+            current: self.current,
+            epoch: self.epoch,
+            counts: self.counts,
+            inserted: self.inserted,
+            clock,
+        }
+    }
+
+    /// m, the bits of one generation.
+    pub fn m(&self) -> u64 {
+        self.m
+    }
+    /// k, the hash functions.
+    pub fn k(&self) -> u32 {
+        self.k
+    }
+    /// g, the generations.
+    pub fn generations(&self) -> u32 {
+        self.generations
+    }
+    /// The rotation rule.
+    pub fn rotation(&self) -> Rotation {
+        self.rotation
+    }
+    /// The hash seed.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+    /// How many items were inserted in all.
+    pub fn inserted(&self) -> u64 {
+        self.inserted
+    }
+    /// Items inserted into each generation since it was last cleared, newest first.
+    pub fn generation_counts(&self) -> Vec<u64> {
+        let g = self.generations;
+        (0..g)
+            .map(|age| self.counts[((self.current + g - age) % g) as usize])
+            .collect()
+    }
+    /// Rotations so far ([`Rotation::Count`]) or the current interval now/Δ
+    /// ([`Rotation::Time`]).
+    pub fn epoch(&self) -> u64 {
+        self.epoch
+    }
+    /// Payload bytes: m·G bits rounded up to words (G = g rounded up to a power of two).
+    pub fn size_bytes(&self) -> u64 {
+        8 * self.words.len() as u64
+    }
+    /// The fraction of the g·m generation bits that are set.
+    pub fn fill_ratio(&self) -> f64 {
+        let ones: u64 = self.words.iter().map(|w| u64::from(w.count_ones())).sum();
+        ones as f64 / (self.m * u64::from(self.generations)) as f64
+    }
+
+    /// The bound `1 − (1 − (1 − e^(−k·c/m))^k)^g` for generations of at most c items (c the
+    /// [`Rotation::Count`] capacity, or for `Time` the most items any live generation holds).
+    pub fn fpr_bound(&self) -> f64 {
+        let c = match self.rotation {
+            Rotation::Count(c) => c,
+            Rotation::Time(_) => self.counts.iter().copied().max().unwrap_or(0),
+        };
+        let per = math::fpr(c, self.m, self.k);
+        1.0 - libm::pow(1.0 - per, f64::from(self.generations))
+    }
+
+    /// The expected false-positive rate now, from the items each live generation holds:
+    /// `1 − Πⱼ(1 − (1 − (1 − 1/m)^(k·nⱼ))^k)`.
+    pub fn expected_fpr(&self) -> f64 {
+        let live = self.live_mask(self.clock.now());
+        let mut keep = 1.0;
+        for (j, &n) in self.counts.iter().enumerate() {
+            if live >> j & 1 == 1 {
+                keep *= 1.0 - math::fpr_exact(n, self.m, self.k);
+            }
+        }
+        1.0 - keep
+    }
+
+    /// The 128-bit hash of `item` under this filter's seed.
+    #[inline]
+    pub fn hash<T: Item + ?Sized>(&self, item: &T) -> u128 {
+        hash128(item, self.seed)
+    }
+
+    /// Generations (bit j for generation j) that still answer at time `now`.
+    fn live_mask(&self, now: u64) -> u64 {
+        let g = self.generations;
+        let all = if g == 64 { u64::MAX } else { (1u64 << g) - 1 };
+        let Rotation::Time(delta) = self.rotation else {
+            return all;
+        };
+        let lag = (now / delta).saturating_sub(self.epoch);
+        if lag >= u64::from(g) {
+            return 0;
+        }
+        // ages 0 .. g − lag are live
+        let mut mask = 0u64;
+        for age in 0..(u64::from(g) - lag) as u32 {
+            mask |= 1 << ((self.current + g - age) % g);
+        }
+        mask
+    }
+
+    /// Clears the oldest generation and makes it the current one: O(m·G/64).
+    pub fn rotate(&mut self) {
+        let g = self.generations;
+        self.current = (self.current + 1) % g;
+        let lane = lane_mask(self.group_bits);
+        let clear = !(lane << self.current);
+        for w in &mut self.words {
+            *w &= clear;
+        }
+        self.counts[self.current as usize] = 0;
+        if let Rotation::Count(_) = self.rotation {
+            self.epoch = self.epoch.wrapping_add(1);
+        }
+    }
+
+    /// Applies the time rotations due at the clock's current time (at most g clear the ring).
+    pub fn expire(&mut self) {
+        let Rotation::Time(delta) = self.rotation else {
+            return;
+        };
+        let e = self.clock.now() / delta;
+        if e <= self.epoch {
+            return;
+        }
+        let steps = e - self.epoch;
+        let g = u64::from(self.generations);
+        for _ in 0..steps.min(g) {
+            self.rotate();
+        }
+        if steps > g {
+            self.current = ((u64::from(self.current) + (steps - g) % g) % g) as u32;
+        }
+        self.epoch = e;
+    }
+
+    /// Inserts a precomputed hash into the current generation (rotating first when it is full
+    /// or its interval is over); `true` if any of its bits was zero there.
+    pub fn insert_hash(&mut self, h: u128) -> bool {
+        match self.rotation {
+            Rotation::Count(c) => {
+                if self.counts[self.current as usize] >= c {
+                    self.rotate();
+                }
+            }
+            Rotation::Time(_) => self.expire(),
+        }
+        let gb = u64::from(self.group_bits);
+        let cur = u64::from(self.current);
+        let mut new = false;
+        for i in bloom_indices(h, self.m, self.k) {
+            let bit = i * gb + cur;
+            let word = &mut self.words[(bit >> 6) as usize];
+            new |= (*word >> (bit & 63)) & 1 == 0;
+            *word |= 1 << (bit & 63);
+        }
+        self.counts[self.current as usize] += 1;
+        self.inserted += 1;
+        new
+    }
+
+    /// "Maybe present within the window" (`true`) or "definitely not" (`false`) for a
+    /// precomputed hash: some live generation has all k of its bits.
+    #[inline]
+    pub fn contains_hash(&self, h: u128) -> bool {
+        let mut acc = self.live_mask(self.clock.now());
+        let gb = u64::from(self.group_bits);
+        let group_mask = if gb == 64 { u64::MAX } else { (1u64 << gb) - 1 };
+        for i in bloom_indices(h, self.m, self.k) {
+            if acc == 0 {
+                return false;
+            }
+            let bit = i * gb;
+            acc &= (self.words[(bit >> 6) as usize] >> (bit & 63)) & group_mask;
+        }
+        acc != 0
+    }
+
+    /// Encodes as an `.amq` file.
+    ///
+    /// Kind 5; parameters m, k, g, seed, rotation (0 count, 1 time), its period (c or Δ),
+    /// the current generation, the epoch, inserted; payload: the g per-generation counts,
+    /// then ⌈m·G/64⌉ words of groups (bit j of the G-bit group i is bit i of generation j);
+    /// all little-endian.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let (kind, period) = match self.rotation {
+            Rotation::Count(c) => (0, c),
+            Rotation::Time(d) => (1, d),
+        };
+        let mut words = self.counts.clone();
+        words.extend_from_slice(&self.words);
+        wire::encode(
+            Kind::AgingBloom,
+            &[
+                self.m,
+                u64::from(self.k),
+                u64::from(self.generations),
+                self.seed,
+                kind,
+                period,
+                u64::from(self.current),
+                self.epoch,
+                self.inserted,
+            ],
+            &crate::bits::words_to_le_bytes(&words),
+        )
+    }
+}
+
+/// Bit 0 of every G-bit group of a word.
+fn lane_mask(group_bits: u32) -> u64 {
+    let mut lane = 0u64;
+    let mut at = 0;
+    while at < 64 {
+        lane |= 1 << at;
+        at += group_bits;
+    }
+    lane
+}
+
+impl AgingBloom<NoClock> {
+    /// Decodes an `.amq` file written by [`to_bytes`](Self::to_bytes); give it a clock with
+    /// [`with_clock`](Self::with_clock).
+    ///
+    /// # Errors
+    /// Any error of [`wire::decode`], [`Error::WrongKind`] for another kind, and
+    /// [`Error::Corrupt`] for an invalid shape, a payload of the wrong length, a generation
+    /// over its capacity, or bits set outside the g generations.
+    ///
+    /// # Panics
+    /// Never, for any input.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        let c = wire::decode(bytes)?;
+        Self::from_container(&c)
+    }
+
+    pub(crate) fn from_container(c: &wire::Container<'_>) -> Result<Self> {
+        let p = c.expect(Kind::AgingBloom, 9)?;
+        let small = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
+        let (m, k, g, seed) = (p[0], small(p[1]), small(p[2]), p[3]);
+        let rotation = match p[4] {
+            0 => Rotation::Count(p[5]),
+            1 => Rotation::Time(p[5]),
+            other => {
+                return Err(Error::corrupt(
+                    56,
+                    alloc::format!("unknown rotation kind {other}"),
+                ))
+            }
+        };
+        check(m, k, g, rotation).map_err(|e| Error::corrupt(24, alloc::format!("{e}")))?;
+        let (current, epoch, inserted) = (p[6], p[7], p[8]);
+        if current >= u64::from(g) {
+            return Err(Error::corrupt(
+                72,
+                alloc::format!("current generation {current} of {g}"),
+            ));
+        }
+        let gb = group_bits(g);
+        let bit_words = (m * u64::from(gb)).div_ceil(64);
+        let want = bit_words
+            .checked_add(u64::from(g))
+            .and_then(|w| w.checked_mul(8));
+        if want != Some(c.payload.len() as u64) {
+            return Err(Error::corrupt(
+                24,
+                alloc::format!(
+                    "m = {m}, g = {g} needs {} payload bytes, found {}",
+                    want.unwrap_or(u64::MAX),
+                    c.payload.len()
+                ),
+            ));
+        }
+        let all = crate::bits::le_bytes_to_words(c.payload)?;
+        let (counts, words) = all.split_at(g as usize);
+        if let Rotation::Count(cap) = rotation {
+            if counts.iter().any(|&n| n > cap) {
+                return Err(Error::corrupt(
+                    0,
+                    alloc::format!("a generation holds more than its capacity {cap}"),
+                ));
+            }
+        }
+        // Bits of the padding generations (g ≤ j < G) and past the m groups must be zero.
+        let lane = lane_mask(gb);
+        let mut used = 0u64;
+        for j in 0..g {
+            used |= lane << j;
+        }
+        let total = m * u64::from(gb);
+        for (i, &w) in words.iter().enumerate() {
+            let mut allowed = used;
+            let start = i as u64 * 64;
+            if start + 64 > total {
+                let valid = total - start; // a multiple of G
+                allowed &= if valid >= 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << valid) - 1
+                };
+            }
+            if w & !allowed != 0 {
+                return Err(Error::corrupt(0, "bits set outside the generations"));
+            }
+        }
+        Ok(AgingBloom {
+            m,
+            k,
+            generations: g,
+            group_bits: gb,
+            seed,
+            rotation,
+            words: words.to_vec(),
+            current: current as u32,
+            epoch,
+            counts: counts.to_vec(),
+            inserted,
+            clock: NoClock,
+        })
+    }
+}
+
+impl<T: Item + ?Sized, C: Clock> Filter<T> for AgingBloom<C> {
+    /// "Maybe seen within the window" (`true`) or "definitely not" (`false`).
+    #[inline]
+    fn contains(&self, item: &T) -> bool {
+        self.contains_hash(self.hash(item))
+    }
+}
+
+impl<T: Item + ?Sized, C: Clock> Insert<T> for AgingBloom<C> {
+    /// Inserts into the current generation; never fails (a full generation rotates).
+    #[inline]
+    fn insert(&mut self, item: &T) -> Result<bool> {
+        Ok(self.insert_hash(self.hash(item)))
+    }
+}

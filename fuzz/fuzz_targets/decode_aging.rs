@@ -1,0 +1,17 @@
+//! Any bytes given to the aging Bloom decoder: an error or a filter, never a panic; a filter
+//! that decodes re-encodes to the same bytes and answers queries.
+#![no_main]
+
+use amq::{Filter, Insert};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(f) = amq::window::AgingBloom::from_bytes(data) {
+        assert_eq!(f.to_bytes(), data);
+        let _ = f.contains(b"x".as_slice());
+        let _ = f.expected_fpr();
+        let mut g = f.clone();
+        let _ = g.insert(b"y".as_slice());
+        g.expire();
+    }
+});

@@ -1,0 +1,17 @@
+//! Any bytes given to the BIP37 `filterload` decoder: an error or a filter, never a panic; a
+//! filter that decodes re-encodes to the same bytes, stays within Core's caps, and answers
+//! queries (an inserted item is then found).
+#![no_main]
+
+use amq::formats::bip37::{Bip37Filter, MAX_BLOOM_FILTER_SIZE, MAX_HASH_FUNCS};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(mut f) = Bip37Filter::from_filterload(data) {
+        assert_eq!(f.to_filterload(), data);
+        assert!(f.len_bytes() <= MAX_BLOOM_FILTER_SIZE && f.hash_funcs() <= MAX_HASH_FUNCS);
+        let _ = f.contains_bytes(data);
+        f.insert_bytes(b"fuzz");
+        assert!(f.contains_bytes(b"fuzz"));
+    }
+});

@@ -1,0 +1,16 @@
+//! Any bytes given to the negative-cache decoder: an error or a cache, never a panic; a cache
+//! that decodes re-encodes to the same bytes and answers queries.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(c) = amq::negative::NegativeCache::from_bytes(data) {
+        assert_eq!(c.to_bytes(), data);
+        let _ = c.contains(b"x".as_slice());
+        let mut d = c.clone();
+        d.insert(b"y".as_slice());
+        assert!(d.contains(b"y".as_slice()));
+        d.remove(b"y".as_slice());
+    }
+});
