@@ -30,9 +30,8 @@ use std::time::Duration;
 
 const N: u64 = 100_000;
 const BLOCK_HASH: [u8; 32] = [
-    0x43, 0x49, 0x7f, 0xd7, 0xf8, 0x26, 0x95, 0x71, 0x08, 0xf4, 0xa3, 0x0f, 0xd9, 0xce, 0xc3,
-    0xae, 0xba, 0x79, 0x97, 0x20, 0x84, 0xe9, 0x0e, 0xad, 0x01, 0xea, 0x33, 0x09, 0x00, 0x00,
-    0x00, 0x00,
+    0x43, 0x49, 0x7f, 0xd7, 0xf8, 0x26, 0x95, 0x71, 0x08, 0xf4, 0xa3, 0x0f, 0xd9, 0xce, 0xc3, 0xae,
+    0xba, 0x79, 0x97, 0x20, 0x84, 0xe9, 0x0e, 0xad, 0x01, 0xea, 0x33, 0x09, 0x00, 0x00, 0x00, 0x00,
 ];
 
 /// SplitMix64's finaliser: a bijection, so distinct inputs give distinct outputs.
@@ -73,7 +72,10 @@ fn rust_bitcoin_build(elements: &[Vec<u8>]) -> Vec<u8> {
     out
 }
 
-fn config(c: &mut Criterion, name: &str) -> criterion::BenchmarkGroup<'_, criterion::measurement::WallTime> {
+fn config<'a>(
+    c: &'a mut Criterion,
+    name: &str,
+) -> criterion::BenchmarkGroup<'a, criterion::measurement::WallTime> {
     let mut g = c.benchmark_group(name);
     g.sample_size(10)
         .warm_up_time(Duration::from_secs(1))
@@ -90,7 +92,9 @@ fn build(c: &mut Criterion) {
     let mut g = config(c, "gcs_build");
     g.throughput(Throughput::Elements(N));
     g.bench_function(BenchmarkId::new("amq-cashu", N), |b| {
-        b.iter(|| CashuFilter::build(black_box(&elements), CashuHash::default(), 19, 784_931).unwrap())
+        b.iter(|| {
+            CashuFilter::build(black_box(&elements), CashuHash::default(), 19, 784_931).unwrap()
+        })
     });
     g.bench_function(BenchmarkId::new("amq-bip158", N), |b| {
         b.iter(|| BlockFilter::build(black_box(&BLOCK_HASH), black_box(&elements)).unwrap())
@@ -108,7 +112,9 @@ fn match_any(c: &mut Criterion) {
     let peer_hash = bitcoin::BlockHash::from_byte_array(BLOCK_HASH);
     let targets = items(N, 100);
     assert!(!filter.match_any(&targets).unwrap());
-    assert!(!peer.match_any(&peer_hash, targets.iter().map(Vec::as_slice)).unwrap());
+    assert!(!peer
+        .match_any(&peer_hash, targets.iter().map(Vec::as_slice))
+        .unwrap());
     assert!(filter.match_any([&elements[77]]).unwrap());
 
     let mut g = config(c, "gcs_match_any_100");

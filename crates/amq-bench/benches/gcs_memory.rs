@@ -42,7 +42,8 @@ fn main() {
         .collect();
     let hashes = 8 * N as usize;
     let hash = [7u8; 32];
-    let (cashu, f) = peak(|| CashuFilter::build(&elements, CashuHash::default(), 19, 784_931).unwrap());
+    let (cashu, f) =
+        peak(|| CashuFilter::build(&elements, CashuHash::default(), 19, 784_931).unwrap());
     let out_len = f.content().len();
     drop(f);
     let (ours, f) = peak(|| BlockFilter::build(&hash, &elements).unwrap());
@@ -61,11 +62,18 @@ fn main() {
     });
     drop(out);
     println!("gcs_memory: N = {N}, 64-bit hashes = {hashes} bytes, filter = {out_len} bytes");
-    for (name, bytes) in [("amq-cashu", cashu), ("amq-bip158", ours), ("rust-bitcoin", theirs)] {
+    for (name, bytes) in [
+        ("amq-cashu", cashu),
+        ("amq-bip158", ours),
+        ("rust-bitcoin", theirs),
+    ] {
         println!(
             "  {name:<13} peak {bytes:>10} bytes = {:.2}× the hashes",
             bytes as f64 / hashes as f64
         );
     }
-    assert!(cashu <= 2 * hashes && ours <= 2 * hashes, "peak over 2× the hashes");
+    assert!(
+        cashu <= 2 * hashes && ours <= 2 * hashes,
+        "peak over 2× the hashes"
+    );
 }

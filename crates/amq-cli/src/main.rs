@@ -41,6 +41,10 @@ enum Command {
     Algorand(cmd::algorand::Args),
     /// Cashu spent-note filters (NUT-23 draft Golomb-coded sets).
     Cashu(cmd::cashu::Args),
+    /// Ethereum logsBloom: compute, query, verify and scan receipts' and blocks' blooms.
+    Eth(cmd::eth::Args),
+    /// Remove items from a cuckoo filter (exit 1 if an item was not there).
+    Remove(cmd::remove::Args),
     // [commands] further commands go here, one line each
 }
 
@@ -59,6 +63,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Btc(a) => cmd::btc::run(a),
         Command::Algorand(a) => cmd::algorand::run(a),
         Command::Cashu(a) => cmd::cashu::run(a),
+        Command::Eth(a) => cmd::eth::run(a),
+        Command::Remove(a) => cmd::remove::run(a),
         // [dispatch] further commands go here, one line each
     }
 }

@@ -96,7 +96,7 @@ fn plan_fields_and_kinds() {
     ]);
     assert_eq!(b["kind"], "blocked-bloom");
     assert!(b["fpr"].as_f64().unwrap() <= 0.01);
-    assert!(b["m_bits"].as_u64().unwrap() % 512 == 0);
+    assert!(b["m_bits"].as_u64().unwrap().is_multiple_of(512));
     assert!(b["bits_per_key"].as_f64().unwrap() > v["bits_per_key"].as_f64().unwrap());
     // memory budget: never over it
     let m = plan_json(&["--items", "100000", "--memory", "64KiB", "--kind", "bloom"]);

@@ -41,7 +41,11 @@ fn filter_reproduces_every_block() {
             .args(["--prev-header", row[4].as_str().unwrap()])
             .output()
             .unwrap();
-        assert!(out.status.success(), "{height}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{height}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(v["block_hash"], row[1], "{height}");
         assert_eq!(v["filter"], row[5], "{height}");
@@ -108,7 +112,13 @@ fn gcs_and_match_from_raw_elements() {
         .filter(|s| !s.is_empty() && s[0] != 0x6a)
         .map(hex::encode)
         .collect();
-    elements.extend(row[3].as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_string()));
+    elements.extend(
+        row[3]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap().to_string()),
+    );
     let input: String = elements.iter().map(|e| format!("{e}\n")).collect();
     let hash = row[1].as_str().unwrap();
     amq()
@@ -119,7 +129,15 @@ fn gcs_and_match_from_raw_elements() {
         .stdout(format!("{}\n", row[5].as_str().unwrap()));
     // every element matches: exit 0, one JSON line each
     let out = amq()
-        .args(["btc", "match", "--block-hash", hash, "--filter", row[5].as_str().unwrap(), "-"])
+        .args([
+            "btc",
+            "match",
+            "--block-hash",
+            hash,
+            "--filter",
+            row[5].as_str().unwrap(),
+            "-",
+        ])
         .write_stdin(input.clone())
         .output()
         .unwrap();
@@ -134,20 +152,50 @@ fn gcs_and_match_from_raw_elements() {
     assert_eq!(rows_out[0]["element"], elements[0].as_str());
     // a script not in the block: exit 1
     amq()
-        .args(["btc", "match", "--block-hash", hash, "--filter", row[5].as_str().unwrap(), "-"])
+        .args([
+            "btc",
+            "match",
+            "--block-hash",
+            hash,
+            "--filter",
+            row[5].as_str().unwrap(),
+            "-",
+        ])
         .write_stdin("0014000102030405060708090a0b0c0d0e0f10111213\n")
         .assert()
         .code(1)
         .stdout(predicate::str::contains(r#""match":false"#));
     // other P and M round-trip through gcs and match
     let out = amq()
-        .args(["btc", "gcs", "--block-hash", hash, "--p", "10", "--m", "1024", "-"])
+        .args([
+            "btc",
+            "gcs",
+            "--block-hash",
+            hash,
+            "--p",
+            "10",
+            "--m",
+            "1024",
+            "-",
+        ])
         .write_stdin(input.clone())
         .output()
         .unwrap();
     let filter = String::from_utf8(out.stdout).unwrap();
     amq()
-        .args(["btc", "match", "--block-hash", hash, "--p", "10", "--m", "1024", "--filter", filter.trim(), "-"])
+        .args([
+            "btc",
+            "match",
+            "--block-hash",
+            hash,
+            "--p",
+            "10",
+            "--m",
+            "1024",
+            "--filter",
+            filter.trim(),
+            "-",
+        ])
         .write_stdin(input)
         .assert()
         .success();
@@ -158,10 +206,19 @@ fn bad_filters_and_hashes_exit_2() {
     let hash = "000000000933ea01ad0ee984209779baaec3ced90fa3f408719526f8d77f4943";
     for (args, why) in [
         (vec!["--block-hash", hash, "--filter", "05ff"], "truncated"),
-        (vec!["--block-hash", hash, "--filter", "fd0100"], "non-minimal"),
-        (vec!["--block-hash", "00", "--filter", "019dfca8"], "32 bytes"),
+        (
+            vec!["--block-hash", hash, "--filter", "fd0100"],
+            "non-minimal",
+        ),
+        (
+            vec!["--block-hash", "00", "--filter", "019dfca8"],
+            "32 bytes",
+        ),
         (vec!["--block-hash", hash, "--filter", "zz"], "invalid hex"),
-        (vec!["--block-hash", hash, "--filter", "019dfca8", "--p", "40"], "invalid p"),
+        (
+            vec!["--block-hash", hash, "--filter", "019dfca8", "--p", "40"],
+            "invalid p",
+        ),
     ] {
         amq()
             .args(["btc", "match"])

@@ -31,7 +31,11 @@ fn build(args: &[&str], stdin: &str) -> Value {
         .write_stdin(stdin)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -41,11 +45,22 @@ fn build_reproduces_all_three_vectors() {
     let items = lines(&v["items_hex"]);
     for (args, expected) in [
         (vec![], &v["hash128_variant"]["filter_base64"]),
-        (vec!["--hash", "murmur3-128"], &v["hash128_variant"]["filter_base64"]),
-        (vec!["--hash", "murmur3-32x2"], &v["filter_base64"]),
-        (vec!["--hash", "siphash"], &v["siphash_variant"]["filter_base64"]),
         (
-            vec!["--hash", "siphash", "--key", "00000000000000000000000000000000"],
+            vec!["--hash", "murmur3-128"],
+            &v["hash128_variant"]["filter_base64"],
+        ),
+        (vec!["--hash", "murmur3-32x2"], &v["filter_base64"]),
+        (
+            vec!["--hash", "siphash"],
+            &v["siphash_variant"]["filter_base64"],
+        ),
+        (
+            vec![
+                "--hash",
+                "siphash",
+                "--key",
+                "00000000000000000000000000000000",
+            ],
             &v["siphash_variant"]["filter_base64"],
         ),
     ] {
@@ -121,7 +136,11 @@ fn match_prints_one_line_per_item_and_exits_by_result() {
 fn bad_responses_and_arguments_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let filter = dir.path().join("filter.json");
-    std::fs::write(&filter, r#"{"n": 5000000000, "content": "AAAA", "timestamp": 0}"#).unwrap();
+    std::fs::write(
+        &filter,
+        r#"{"n": 5000000000, "content": "AAAA", "timestamp": 0}"#,
+    )
+    .unwrap();
     amq()
         .args(["cashu", "match", "--filter"])
         .arg(&filter)
@@ -182,5 +201,8 @@ fn fpr_reproduces_the_bulk_table() {
         .unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!((v["any_false_positive"].as_f64().unwrap() - 0.006349745).abs() < 1e-8);
-    amq().args(["cashu", "fpr", "--m", "0", "--queries", "1"]).assert().code(2);
+    amq()
+        .args(["cashu", "fpr", "--m", "0", "--queries", "1"])
+        .assert()
+        .code(2);
 }

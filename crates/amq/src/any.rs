@@ -3,7 +3,7 @@
 use crate::error::{Error, Result};
 use crate::filter::{Filter, Insert};
 use crate::wire::{self, Kind};
-use crate::{BlockedBloomFilter, BloomFilter};
+use crate::{BlockedBloomFilter, BloomFilter, CuckooFilter};
 use alloc::vec::Vec;
 
 /// A filter of any kind the `.amq` container holds, for tools that open files whose kind they
@@ -15,6 +15,8 @@ pub enum AnyFilter {
     Bloom(BloomFilter),
     /// A blocked Bloom filter.
     BlockedBloom(BlockedBloomFilter),
+    /// A cuckoo filter.
+    Cuckoo(CuckooFilter),
 }
 
 /// What `amq info` shows of a filter.
@@ -58,6 +60,7 @@ impl AnyFilter {
             Kind::BlockedBloom => Ok(AnyFilter::BlockedBloom(BlockedBloomFilter::from_container(
                 &c,
             )?)),
+            Kind::Cuckoo => Ok(AnyFilter::Cuckoo(CuckooFilter::from_container(&c)?)),
             other => Err(Error::WrongKind {
                 expected: "a membership filter",
                 found: other as u32,
@@ -70,6 +73,7 @@ impl AnyFilter {
         match self {
             AnyFilter::Bloom(f) => f.to_bytes(),
             AnyFilter::BlockedBloom(f) => f.to_bytes(),
+            AnyFilter::Cuckoo(f) => f.to_bytes(),
         }
     }
 
@@ -78,6 +82,7 @@ impl AnyFilter {
         match self {
             AnyFilter::Bloom(_) => Kind::Bloom,
             AnyFilter::BlockedBloom(_) => Kind::BlockedBloom,
+            AnyFilter::Cuckoo(_) => Kind::Cuckoo,
         }
     }
 
@@ -86,6 +91,7 @@ impl AnyFilter {
         match self {
             AnyFilter::Bloom(f) => f.contains(item),
             AnyFilter::BlockedBloom(f) => f.contains(item),
+            AnyFilter::Cuckoo(f) => f.contains(item),
         }
     }
 
@@ -97,6 +103,7 @@ impl AnyFilter {
         match self {
             AnyFilter::Bloom(f) => f.contains_batch(items, out),
             AnyFilter::BlockedBloom(f) => f.contains_batch(items, out),
+            AnyFilter::Cuckoo(f) => f.contains_batch(items, out),
         }
     }
 
@@ -108,17 +115,20 @@ impl AnyFilter {
         match self {
             AnyFilter::Bloom(f) => f.insert(item),
             AnyFilter::BlockedBloom(f) => f.insert(item),
+            AnyFilter::Cuckoo(f) => f.insert(item),
         }
     }
 
     /// Union with a filter of the same kind and shape.
     ///
     /// # Errors
-    /// [`Error::WrongKind`] or [`Error::ShapeMismatch`]; `self` is then unchanged.
+    /// [`Error::WrongKind`] or [`Error::ShapeMismatch`]; [`Error::Full`] when a cuckoo
+    /// filter cannot hold both sets. `self` is then unchanged.
     pub fn merge(&mut self, other: &AnyFilter) -> Result<()> {
         match (self, other) {
             (AnyFilter::Bloom(a), AnyFilter::Bloom(b)) => a.union(b),
             (AnyFilter::BlockedBloom(a), AnyFilter::BlockedBloom(b)) => a.union(b),
+            (AnyFilter::Cuckoo(a), AnyFilter::Cuckoo(b)) => a.union(b),
             (a, b) => Err(Error::WrongKind {
                 expected: a.kind().name(),
                 found: b.kind() as u32,
@@ -152,6 +162,28 @@ impl AnyFilter {
                 estimated_items: f.estimated_items(),
                 estimated_fpr: f.estimated_fpr(),
                 extra: alloc::vec![("blocks", f.blocks() as f64)],
+            },
+            // k = 2: a query probes two buckets. The fill is the load factor α.
+            AnyFilter::Cuckoo(f) => Info {
+                kind: Kind::Cuckoo.name(),
+                m_bits: f.m(),
+                k: 2,
+                seed: f.seed(),
+                inserted: f.len(),
+                bytes: f.size_bytes(),
+                fill_ratio: f.load_factor(),
+                estimated_items: f.len() as f64,
+                estimated_fpr: f.expected_fpr(),
+                extra: alloc::vec![
+                    ("load_factor", f.load_factor()),
+                    ("fingerprint_bits", f64::from(f.fingerprint_bits())),
+                    ("buckets", f.buckets() as f64),
+                    (
+                        "slots_per_bucket",
+                        f64::from(crate::cuckoo::SLOTS_PER_BUCKET)
+                    ),
+                    ("stash_used", f64::from(u8::from(f.stash_used()))),
+                ],
             },
         }
     }

@@ -113,7 +113,7 @@ pub const BLOCK_MAX_K: u32 = 32;
 
 /// Odd 64-bit multipliers, one per probe of a blocked filter (SplitMix64 outputs with the low
 /// bit set).
-const BLOCK_SALTS: [u64; BLOCK_MAX_K as usize] = {
+static BLOCK_SALTS: [u64; BLOCK_MAX_K as usize] = {
     let mut salts = [0u64; BLOCK_MAX_K as usize];
     let mut state: u64 = 0x6a09_e667_f3bc_c908; // first 64 bits of frac(sqrt(2))
     let mut i = 0;
@@ -163,19 +163,8 @@ pub fn block_pattern(h: u128, k: u32) -> [u64; 8] {
 /// Filters test and set these bits in place, one word at a time, instead of materialising the
 /// pattern: building an eight-word array with variable indices costs a store-to-load stall
 /// per query.
-///
-/// # Example
-/// ```
-/// let h = amq::hash::hash128("apple", 0);
-/// let mut pattern = [0u64; 8];
-/// for p in amq::hash::block_probes(h, 8) {
-///     assert!(p < 512);
-///     pattern[p / 64] |= 1 << (p % 64);
-/// }
-/// assert_eq!(pattern, amq::hash::block_pattern(h, 8));
-/// ```
 #[inline(always)]
-pub fn block_probes(h: u128, k: u32) -> impl Iterator<Item = usize> + Clone {
+pub(crate) fn block_probes(h: u128, k: u32) -> impl Iterator<Item = usize> + Clone {
     let x = (h >> 64) as u64;
     BLOCK_SALTS[..k.min(BLOCK_MAX_K) as usize]
         .iter()
@@ -282,6 +271,84 @@ pub fn negative_hash<T: Item + ?Sized>(item: &T, seed: u64, b: u32) -> NegativeH
     })
 }
 
+// ============================================================================================
+// Cuckoo filter (issue 5 §1): partial-key cuckoo hashing. Part of the `.amq` format of kind 3,
+// like everything above.
+// ============================================================================================
+
+/// The multiplier that spreads a cuckoo fingerprint over the bucket range in
+/// [`cuckoo_alt_index`]: ⌊2⁶⁴/φ⌋ (Fibonacci hashing), odd, so distinct fingerprints give
+/// distinct products.
+pub const CUCKOO_ALT_MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// The first bucket of an item in a [`CuckooFilter`](crate::cuckoo::CuckooFilter) of
+/// `buckets` buckets: `reduce(low64(h), buckets)`.
+///
+/// # Example
+/// ```
+/// let h = amq::hash::hash128("apple", 0);
+/// assert!(amq::hash::cuckoo_index(h, 1000) < 1000);
+/// ```
+#[inline(always)]
+pub fn cuckoo_index(h: u128, buckets: u64) -> u64 {
+    reduce(h as u64, buckets)
+}
+
+/// The f-bit fingerprint of an item: `reduce(high64(h), 2^f − 1) + 1`, uniform over the
+/// 2^f − 1 non-zero values (zero marks an empty slot). `bits` is clamped to `1..=32`.
+///
+/// The fingerprint comes from the high half of the hash and the first bucket from the low
+/// half, so they are independent.
+///
+/// # Example
+/// ```
+/// let h = amq::hash::hash128("apple", 0);
+/// let fp = amq::hash::cuckoo_fingerprint(h, 12);
+/// assert!((1..1 << 12).contains(&fp));
+/// ```
+#[inline(always)]
+pub fn cuckoo_fingerprint(h: u128, bits: u32) -> u32 {
+    let bits = bits.clamp(1, 32);
+    let values = (1u64 << bits) - 1;
+    reduce((h >> 64) as u64, values) as u32 + 1
+}
+
+/// The alternate bucket of a fingerprint stored in bucket `i` of `buckets`: partial-key cuckoo
+/// hashing (Fan, Andersen, Kaminsky and Mitzenmacher, "Cuckoo Filter: Practically Better Than
+/// Bloom", CoNEXT 2014, §3.1), with the XOR of the paper replaced by a subtraction so that any
+/// bucket count works, not only powers of two:
+///
+/// `alt(i, fp) = (o(fp) − i) mod buckets`, with `o(fp) = reduce(fp · C, buckets)` and
+/// C = [`CUCKOO_ALT_MULTIPLIER`].
+///
+/// Like `i ⊕ hash(fp)` it is an involution, `alt(alt(i, fp), fp) = i`, so a fingerprint can
+/// be moved to its other bucket without knowing the item: `o(fp) − (o(fp) − i) = i`. Both
+/// operands are below `buckets`, so the result is one subtraction and a conditional add.
+/// `i` must be below `buckets`.
+///
+/// # Example
+/// ```
+/// use amq::hash::cuckoo_alt_index;
+/// let buckets = 1000; // not a power of two
+/// for i in [0, 1, 499, 999] {
+///     let j = cuckoo_alt_index(i, 0x5a5, buckets);
+///     assert!(j < buckets);
+///     assert_eq!(cuckoo_alt_index(j, 0x5a5, buckets), i);
+/// }
+/// ```
+#[inline(always)]
+pub fn cuckoo_alt_index(i: u64, fingerprint: u32, buckets: u64) -> u64 {
+    let o = reduce(
+        u64::from(fingerprint).wrapping_mul(CUCKOO_ALT_MULTIPLIER),
+        buckets,
+    );
+    if o >= i {
+        o - i
+    } else {
+        o + buckets - i
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -306,6 +373,22 @@ mod tests {
             for b in &BLOCK_SALTS[i + 1..] {
                 assert_ne!(a, b);
             }
+        }
+    }
+
+    #[test]
+    fn block_probes_are_the_bits_of_the_pattern() {
+        for k in 0..=BLOCK_MAX_K + 1 {
+            let h = hash128("apple", u64::from(k));
+            let mut pattern = [0u64; 8];
+            let mut probes = 0;
+            for p in block_probes(h, k) {
+                assert!(p < 512);
+                pattern[p / 64] |= 1 << (p % 64);
+                probes += 1;
+            }
+            assert_eq!(probes, k.min(BLOCK_MAX_K));
+            assert_eq!(pattern, block_pattern(h, k), "k = {k}");
         }
     }
 

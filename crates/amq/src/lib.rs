@@ -6,6 +6,11 @@
 //!   ([`math::bloom_size`]).
 //! * [`BlockedBloomFilter`]: one 64-byte cache line per item, sized with the block-load model
 //!   ([`math::blocked_fpr`]), with prefetching batched queries.
+//! * [`CuckooFilter`]: fingerprints in a cuckoo hash table of 4-slot buckets, with deletion
+//!   ([`Remove`]) and copy counts ([`cuckoo`]).
+//! * [`gcs`]: Golomb-coded sets, static and about 1.5 bits above log₂(1/ε) per item, with
+//!   streaming `match_any`/`match_all`/`match_many`, a sampled index and a P/M planner; the
+//!   Cashu and BIP158 formats ([`formats`]) are built on it.
 //! * [`math`]: false-positive rates, sizing and the planner; [`wire`]: the `.amq` file.
 //!
 //! A filter answers **"maybe present"** (`true`) or **"definitely absent"** (`false`); it
@@ -46,6 +51,7 @@ pub mod wire;
 
 pub use any::{AnyFilter, Info};
 pub use bloom::{BlockedBloomFilter, BloomFilter};
+pub use cuckoo::CuckooFilter;
 pub use error::{Error, Result};
 pub use filter::{Filter, Insert, Item, Merge, Remove};
 pub use negative::NegativeCache;

@@ -45,7 +45,7 @@ pub enum Kind {
     Bloom = 1,
     /// [`BlockedBloomFilter`](crate::BlockedBloomFilter).
     BlockedBloom = 2,
-    /// Cuckoo filter.
+    /// [`CuckooFilter`](crate::CuckooFilter).
     Cuckoo = 3,
     /// Sliding-window Bloom filter.
     SlidingWindowBloom = 4,

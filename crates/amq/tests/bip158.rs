@@ -88,11 +88,7 @@ fn every_block_filter_and_header() {
         assert_eq!(inputs, row.prev_scripts.len(), "{what}");
         let elements = elements(row);
         let filter = BlockFilter::build(&row.block_hash, &elements).unwrap();
-        assert_eq!(
-            hex(filter.as_bytes()),
-            hex(&row.filter),
-            "{what}: filter"
-        );
+        assert_eq!(hex(filter.as_bytes()), hex(&row.filter), "{what}: filter");
         assert_eq!(
             hex(&filter.header(&row.prev_header)),
             hex(&row.header),
@@ -104,11 +100,7 @@ fn every_block_filter_and_header() {
         assert_eq!(read.n(), filter.n());
         assert!(read.match_all(&elements).unwrap(), "{what}");
         assert_eq!(read.match_any(&elements).unwrap(), !elements.is_empty());
-        assert!(read
-            .match_many(&elements)
-            .unwrap()
-            .iter()
-            .all(|&m| m));
+        assert!(read.match_many(&elements).unwrap().iter().all(|&m| m));
     }
 }
 
@@ -140,7 +132,9 @@ fn the_special_blocks() {
     // a script not in the block does not match the genesis filter
     let genesis = by_note("Genesis");
     let f = BlockFilter::from_bytes(&genesis.block_hash, genesis.filter.clone()).unwrap();
-    assert!(!f.match_any([&b"\x00\x14not a script of this block"[..]]).unwrap());
+    assert!(!f
+        .match_any([&b"\x00\x14not a script of this block"[..]])
+        .unwrap());
 }
 
 fn hex(bytes: &[u8]) -> String {

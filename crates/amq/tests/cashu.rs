@@ -66,7 +66,10 @@ fn all_three_published_filters() {
         let non = hex_list(&v["non_members_hex"]);
         assert_eq!(received.match_many(&non).unwrap(), vec![false; non.len()]);
     }
-    assert_eq!(v["siphash_variant"]["key_hex"], "00000000000000000000000000000000");
+    assert_eq!(
+        v["siphash_variant"]["key_hex"],
+        "00000000000000000000000000000000"
+    );
 }
 
 #[test]
@@ -92,11 +95,15 @@ fn hash_to_range_cases() {
 fn empty_set() {
     let v = vectors();
     assert_eq!(v["empty_set"]["filter_base64"], "");
-    let filter = CashuFilter::build(Vec::<Vec<u8>>::new(), CashuHash::default(), 19, 784_931).unwrap();
+    let filter =
+        CashuFilter::build(Vec::<Vec<u8>>::new(), CashuHash::default(), 19, 784_931).unwrap();
     assert!(filter.content().is_empty());
     assert_eq!(filter.match_many(&[&b"anything"[..]]).unwrap(), [false]);
     let json = serde_json::to_string(&filter.to_response(5)).unwrap();
-    assert_eq!(json, r#"{"n":0,"p":19,"m":784931,"content":"","timestamp":5}"#);
+    assert_eq!(
+        json,
+        r#"{"n":0,"p":19,"m":784931,"content":"","timestamp":5}"#
+    );
 }
 
 #[test]
@@ -105,7 +112,11 @@ fn duplicates_are_kept() {
     let filter = CashuFilter::build(items, CashuHash::default(), 19, 784_931).unwrap();
     assert_eq!(filter.n(), 3);
     let values = filter.gcs().decode().unwrap();
-    assert_eq!(values.iter().filter(|&&v| v == values[0]).count() + values.iter().filter(|&&v| v == values[2]).count(), 3);
+    assert_eq!(
+        values.iter().filter(|&&v| v == values[0]).count()
+            + values.iter().filter(|&&v| v == values[2]).count(),
+        3
+    );
 }
 
 #[test]
@@ -117,7 +128,10 @@ fn response_json_reads_and_writes() {
         r#"{{"n": 10, "p": null, "m": null, "content": ["{content}"], "timestamp": 1700000000}}"#
     );
     let r: GetFilterResponse = serde_json::from_str(&json).unwrap();
-    assert_eq!((r.n, r.p, r.m, r.timestamp), (10, 19, 784_931, 1_700_000_000));
+    assert_eq!(
+        (r.n, r.p, r.m, r.timestamp),
+        (10, 19, 784_931, 1_700_000_000)
+    );
     // written with one string and explicit p, m; read back the same
     let out = serde_json::to_value(&r).unwrap();
     assert_eq!(out["content"], content);
@@ -140,16 +154,40 @@ fn response_json_reads_and_writes() {
 #[test]
 fn unbounded_responses_are_refused() {
     for (json, why) in [
-        (r#"{"n": 4294967296, "content": "", "timestamp": 0}"#, "invalid n"),
-        (r#"{"n": 1, "m": 4294967296, "content": "AAAA", "timestamp": 0}"#, "invalid m"),
-        (r#"{"n": 1, "m": 0, "content": "AAAA", "timestamp": 0}"#, "invalid m"),
-        (r#"{"n": 1, "p": 64, "content": "AAAAAAAAAAAA", "timestamp": 0}"#, "invalid p"),
-        (r#"{"n": 1, "p": 300, "content": "AAAA", "timestamp": 0}"#, "invalid p"),
+        (
+            r#"{"n": 4294967296, "content": "", "timestamp": 0}"#,
+            "invalid n",
+        ),
+        (
+            r#"{"n": 1, "m": 4294967296, "content": "AAAA", "timestamp": 0}"#,
+            "invalid m",
+        ),
+        (
+            r#"{"n": 1, "m": 0, "content": "AAAA", "timestamp": 0}"#,
+            "invalid m",
+        ),
+        (
+            r#"{"n": 1, "p": 64, "content": "AAAAAAAAAAAA", "timestamp": 0}"#,
+            "invalid p",
+        ),
+        (
+            r#"{"n": 1, "p": 300, "content": "AAAA", "timestamp": 0}"#,
+            "invalid p",
+        ),
         // 1,000,000 items need at least 2.5 MB; the content holds 3 bytes
-        (r#"{"n": 1000000, "content": "AAAA", "timestamp": 0}"#, "n (each item needs"),
-        (r#"{"n": 2, "content": "AAAA", "timestamp": 0}"#, "n (each item needs"),
+        (
+            r#"{"n": 1000000, "content": "AAAA", "timestamp": 0}"#,
+            "n (each item needs",
+        ),
+        (
+            r#"{"n": 2, "content": "AAAA", "timestamp": 0}"#,
+            "n (each item needs",
+        ),
         (r#"{"n": 1, "content": "!!!!", "timestamp": 0}"#, "base64"),
-        (r#"{"n": -1, "content": "", "timestamp": 0}"#, "expected u64"),
+        (
+            r#"{"n": -1, "content": "", "timestamp": 0}"#,
+            "expected u64",
+        ),
         (r#"{"n": 1, "content": 5, "timestamp": 0}"#, "base64 string"),
         (r#"{"n": 1, "content": "AAAA"}"#, "timestamp"),
     ] {

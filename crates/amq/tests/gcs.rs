@@ -22,16 +22,14 @@ mod reference {
             last = v;
             let q = delta >> p;
             let r = delta & ((1u64 << p) - 1);
-            for _ in 0..q {
-                bits.push(true);
-            }
+            bits.extend(std::iter::repeat_n(true, q as usize));
             bits.push(false);
             for i in 0..p {
                 bits.push((r >> (p - 1 - i)) & 1 == 1);
             }
         }
         // pad to a byte, then pack most significant bit first
-        while bits.len() % 8 != 0 {
+        while !bits.len().is_multiple_of(8) {
             bits.push(false);
         }
         bits.chunks(8)
@@ -78,9 +76,9 @@ fn splitmix(seed: u64) -> impl FnMut() -> u64 {
     }
 }
 
-/// A real item hash (the Cashu default, MurmurHash3 x64_128 word 1) for the statistical tests.
-fn murmur(item: &[u8]) -> u64 {
-    amq::formats::cashu::CashuHash::Murmur3X64_128.hash(item)
+/// A real item hash (XXH3-64, the library's general hash primitive) for the statistical tests.
+fn xxh3(item: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(item)
 }
 
 proptest! {
@@ -147,14 +145,14 @@ proptest! {
         p in 1u8..=24,
     ) {
         let m = gcs::optimal_m(p);
-        let set = Gcs::build(&items, &murmur, p, m).unwrap();
-        prop_assert!(set.match_all(&items, &murmur).unwrap());
-        prop_assert!(set.match_many(&items, &murmur).unwrap().iter().all(|&h| h));
+        let set = Gcs::build(&items, &xxh3, p, m).unwrap();
+        prop_assert!(set.match_all(&items, &xxh3).unwrap());
+        prop_assert!(set.match_many(&items, &xxh3).unwrap().iter().all(|&h| h));
         let index = SampledIndex::build(&set, 3).unwrap();
         for item in &items {
-            prop_assert!(set.contains(item, &murmur).unwrap());
-            prop_assert!(set.match_any([item], &murmur).unwrap());
-            prop_assert!(index.contains(&set, item, &murmur).unwrap());
+            prop_assert!(set.contains(item, &xxh3).unwrap());
+            prop_assert!(set.match_any([item], &xxh3).unwrap());
+            prop_assert!(index.contains(&set, item, &xxh3).unwrap());
         }
     }
 }
@@ -172,7 +170,7 @@ fn measured_fpr_is_one_over_m() {
                 item
             })
             .collect();
-        let set = Gcs::build(&members, &murmur, p, m).unwrap();
+        let set = Gcs::build(&members, &xxh3, p, m).unwrap();
         let queries = 1_000_000u64;
         let mut next = splitmix(0x5EED);
         // non-members: a different first byte, so none is a member
@@ -184,7 +182,7 @@ fn measured_fpr_is_one_over_m() {
             })
             .collect();
         let hits = set
-            .match_many(&probes, &murmur)
+            .match_many(&probes, &xxh3)
             .unwrap()
             .iter()
             .filter(|&&h| h)
@@ -233,7 +231,11 @@ fn sampled_index_costs_at_most_three_percent() {
     let set = Gcs::from_hashes((0..100_000).map(|_| next()).collect(), 19, 784_931).unwrap();
     let index = SampledIndex::build(&set, SampledIndex::DEFAULT_LOG2_STEP).unwrap();
     let share = index.size_bytes() as f64 / set.as_bytes().len() as f64;
-    assert!(share <= 0.03, "index is {:.2}% of the filter", share * 100.0);
+    assert!(
+        share <= 0.03,
+        "index is {:.2}% of the filter",
+        share * 100.0
+    );
     assert!(share > 0.02); // 16 bytes per 256 elements of ≈ 21 bits
 }
 

@@ -3,9 +3,9 @@
 //! counting allocator sees only this build.
 #![cfg(feature = "cashu")]
 
-use amq::formats::cashu::{CashuFilter, CashuHash};
 #[cfg(feature = "bip158")]
 use amq::formats::bip158::BlockFilter;
+use amq::formats::cashu::{CashuFilter, CashuHash};
 use peak_alloc::PeakAlloc;
 
 #[global_allocator]

@@ -8,7 +8,7 @@ use amq::formats::bip158::{self, basic_filter_elements, BlockFilter};
 use anyhow::{bail, Context, Result};
 use clap::Subcommand;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// The BIP158 subcommands of `amq btc`.
@@ -128,7 +128,7 @@ fn read_elements(files: &[PathBuf]) -> Result<Vec<Vec<u8>>> {
 }
 
 /// The block's bytes: hex text if the file is hex, binary otherwise.
-fn read_block(path: &PathBuf) -> Result<bitcoin::Block> {
+fn read_block(path: &Path) -> Result<bitcoin::Block> {
     let raw = input::read_all(path)?;
     let trimmed = raw.trim_ascii();
     let bytes = if !trimmed.is_empty() && trimmed.iter().all(u8::is_ascii_hexdigit) {

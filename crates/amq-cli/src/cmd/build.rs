@@ -1,10 +1,10 @@
 //! `amq build`: build a filter from items, one per line.
 
-use super::{parse_fpr, write_atomically, BloomKind};
+use super::{parse_fpr, write_atomically, BloomKind, FilterKind};
 use crate::input;
 use amq::math::{plan, Target};
-use amq::{AnyFilter, BlockedBloomFilter, BloomFilter};
-use anyhow::{bail, Result};
+use amq::{AnyFilter, BlockedBloomFilter, BloomFilter, CuckooFilter};
+use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -16,11 +16,12 @@ use std::process::ExitCode;
 #[command(after_help = "Examples:
   amq build --fpr 0.01 -o words.amq /usr/share/dict/american-english-insane
   amq build --kind blocked-bloom --fpr 0.001 --items 1000000 -o ids.amq ids.txt
-  printf 'a\\nb\\n' | amq build --bits 1024 --hashes 3 -o small.amq -")]
+  printf 'a\\nb\\n' | amq build --bits 1024 --hashes 3 -o small.amq -
+  amq build --kind cuckoo --fpr 0.001 -o ids.amq ids.txt   (then: amq remove ids.amq ID)")]
 pub struct Args {
     /// The kind of filter.
     #[arg(long, value_enum, default_value = "bloom")]
-    kind: BloomKind,
+    kind: FilterKind,
     /// Target false-positive rate ε (0.01 or 1%).
     #[arg(long, value_parser = parse_fpr, required_unless_present = "bits", conflicts_with = "bits")]
     fpr: Option<f64>,
@@ -75,6 +76,9 @@ fn insert_hash(f: &mut AnyFilter, h: u128) {
 
 /// Runs `amq build`.
 pub fn run(a: Args) -> Result<ExitCode> {
+    let Some(kind) = a.kind.bloom() else {
+        return run_cuckoo(a);
+    };
     let bar = crate::output::progress(None, "reading items");
     // With n known up front the items stream straight into the filter; otherwise their hashes
     // are collected, deduplicated and counted first.
@@ -82,13 +86,13 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let (filter, n) = if streaming {
         {
             let n = a.items.unwrap_or(1).max(1);
-            let (m, k) = shape(&a, n)?;
-            let mut f = new_filter(a.kind, m, k, a.seed)?;
+            let (m, k) = shape(&a, kind, n)?;
+            let mut f = new_filter(kind, m, k, a.seed)?;
             let mut count = 0u64;
             input::for_each_item(&a.files, a.hex, |item| {
-                insert_hash(&mut f, hash_of(a.kind, item, a.seed));
+                insert_hash(&mut f, hash_of(kind, item, a.seed));
                 count += 1;
-                if count % 65_536 == 0 {
+                if count.is_multiple_of(65_536) {
                     bar.set_position(count);
                 }
                 Ok(())
@@ -99,7 +103,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         {
             let mut hashes = Vec::new();
             input::for_each_item(&a.files, a.hex, |item| {
-                hashes.push(hash_of(a.kind, item, a.seed));
+                hashes.push(hash_of(kind, item, a.seed));
                 if hashes.len() % 65_536 == 0 {
                     bar.set_position(hashes.len() as u64);
                 }
@@ -108,8 +112,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
             hashes.sort_unstable();
             hashes.dedup();
             let n = hashes.len() as u64;
-            let (m, k) = shape(&a, n.max(1))?;
-            let mut f = new_filter(a.kind, m, k, a.seed)?;
+            let (m, k) = shape(&a, kind, n.max(1))?;
+            let mut f = new_filter(kind, m, k, a.seed)?;
             for h in hashes {
                 insert_hash(&mut f, h);
             }
@@ -120,7 +124,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     write_atomically(&a.output, &filter.to_bytes())?;
     let info = filter.info();
     let expected = plan(
-        a.kind.plan_kind(),
+        kind.plan_kind(),
         n.max(1),
         Target::Bits(info.m_bits),
         Some(info.k),
@@ -157,12 +161,92 @@ pub fn run(a: Args) -> Result<ExitCode> {
 }
 
 /// m and k for n items from the flags.
-fn shape(a: &Args, n: u64) -> Result<(u64, u32)> {
+fn shape(a: &Args, kind: BloomKind, n: u64) -> Result<(u64, u32)> {
     let target = match (a.fpr, a.bits) {
         (Some(e), None) => Target::Fpr(e),
         (None, Some(m)) => Target::Bits(m),
         _ => bail!("give either --fpr or --bits"),
     };
-    let p = plan(a.kind.plan_kind(), n, target, a.hashes)?;
+    let p = plan(kind.plan_kind(), n, target, a.hashes)?;
     Ok((p.m_bits, p.k))
+}
+
+/// `amq build --kind cuckoo`: f from --fpr, buckets for n items at load 0.95. Items are a
+/// multiset, as in the filter: with --items every line is inserted (a repeated line is a
+/// second copy); without, the distinct items are counted first and each is inserted once.
+fn run_cuckoo(a: Args) -> Result<ExitCode> {
+    if a.bits.is_some() || a.hashes.is_some() {
+        bail!("a cuckoo filter is sized with --fpr (and --items), not --bits or --hashes");
+    }
+    let Some(fpr) = a.fpr else {
+        bail!("give --fpr");
+    };
+    let bar = crate::output::progress(None, "reading items");
+    let (filter, n) = if let Some(n) = a.items {
+        let mut f = CuckooFilter::with_fpr(n.max(1), fpr, a.seed)?;
+        let mut count = 0u64;
+        input::for_each_item(&a.files, a.hex, |item| {
+            f.insert_hash(amq::hash::hash128(item, a.seed))
+                .with_context(|| {
+                    format!("after {count} items (sized for {n}; give a larger --items)")
+                })?;
+            count += 1;
+            if count.is_multiple_of(65_536) {
+                bar.set_position(count);
+            }
+            Ok(())
+        })?;
+        (f, count)
+    } else {
+        let mut hashes = Vec::new();
+        input::for_each_item(&a.files, a.hex, |item| {
+            hashes.push(amq::hash::hash128(item, a.seed));
+            if hashes.len() % 65_536 == 0 {
+                bar.set_position(hashes.len() as u64);
+            }
+            Ok(())
+        })?;
+        hashes.sort_unstable();
+        hashes.dedup();
+        let n = hashes.len() as u64;
+        let mut f = CuckooFilter::with_fpr(n.max(1), fpr, a.seed)?;
+        for h in hashes {
+            f.insert_hash(h)?;
+        }
+        (f, n)
+    };
+    bar.finish_and_clear();
+    write_atomically(&a.output, &filter.to_bytes())?;
+    let bits_per_key = filter.m() as f64 / n.max(1) as f64;
+    let summary = serde_json::json!({
+        "output": a.output.display().to_string(),
+        "kind": "cuckoo",
+        "items": n,
+        "m_bits": filter.m(),
+        "k": 2,
+        "seed": filter.seed(),
+        "bytes": filter.size_bytes(),
+        "bits_per_key": bits_per_key,
+        "expected_fpr": filter.expected_fpr(),
+        "fingerprint_bits": filter.fingerprint_bits(),
+        "buckets": filter.buckets(),
+        "load_factor": filter.load_factor(),
+    });
+    if a.json {
+        let mut out = crate::output::stdout();
+        crate::output::json_line(&mut out, &summary)?;
+        std::io::Write::flush(&mut out)?;
+    } else {
+        eprintln!(
+            "built cuckoo: {} items, {}-bit fingerprints in {} buckets of 4 (load factor {:.4}), {} bytes ({:.2} bits per key), expected fpr {:.4}%",
+            n,
+            filter.fingerprint_bits(),
+            filter.buckets(),
+            filter.load_factor(),
+            filter.size_bytes(),
+            bits_per_key,
+            filter.expected_fpr() * 100.0
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -62,15 +62,13 @@ impl HashArgs {
     fn hash(&self) -> Result<CashuHash> {
         match (self.hash, &self.key) {
             (HashName::Siphash, key) => {
-                let key = match key {
-                    Some(k) => input::parse_hex(k)
-                        .context("--key")?
-                        .try_into()
-                        .map_err(|k: Vec<u8>| {
-                            anyhow::anyhow!("--key must be 16 bytes, got {}", k.len())
-                        })?,
-                    None => [0u8; 16],
-                };
+                let key =
+                    match key {
+                        Some(k) => input::parse_hex(k).context("--key")?.try_into().map_err(
+                            |k: Vec<u8>| anyhow::anyhow!("--key must be 16 bytes, got {}", k.len()),
+                        )?,
+                        None => [0u8; 16],
+                    };
                 Ok(CashuHash::SipHash24 { key })
             }
             (_, Some(_)) => bail!("--key is only for --hash siphash"),

@@ -1,20 +1,22 @@
 //! One module per command; each is thin over the library.
 
-pub mod build;
-pub mod contains;
-pub mod info;
-pub mod merge;
-pub mod plan;
-pub mod query;
 pub mod aging;
-pub mod negative;
-pub mod sim;
-pub mod window;
 pub mod algorand;
 pub mod btc;
-pub mod btc_bip37;
 pub mod btc_bip158;
+pub mod btc_bip37;
+pub mod build;
 pub mod cashu;
+pub mod contains;
+pub mod eth;
+pub mod info;
+pub mod merge;
+pub mod negative;
+pub mod plan;
+pub mod query;
+pub mod remove;
+pub mod sim;
+pub mod window;
 // [modules] further command modules go here, one line each
 
 use anyhow::{Context, Result};
@@ -111,6 +113,48 @@ impl BloomKind {
             BloomKind::BlockedBloom => amq::math::PlanKind::BlockedBloom,
         }
     }
+}
+
+/// The kinds `plan` and `build` know: the Bloom kinds and the cuckoo filter.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FilterKind {
+    /// Classic Bloom filter over m bits.
+    Bloom,
+    /// Cache-line blocked Bloom filter (512-bit blocks).
+    BlockedBloom,
+    /// Cuckoo filter: 4-slot buckets of 8-, 12- or 16-bit fingerprints, with deletion.
+    Cuckoo,
+}
+
+impl FilterKind {
+    /// The Bloom kind, or `None` for a cuckoo filter.
+    pub fn bloom(self) -> Option<BloomKind> {
+        match self {
+            FilterKind::Bloom => Some(BloomKind::Bloom),
+            FilterKind::BlockedBloom => Some(BloomKind::BlockedBloom),
+            FilterKind::Cuckoo => None,
+        }
+    }
+}
+
+/// A cuckoo filter plan as JSON (the fields `amq plan --kind cuckoo --json` prints): the
+/// Bloom plan's fields where they have a meaning (k = 2: a query probes two buckets), and the
+/// fingerprint width, buckets and load factor.
+pub fn cuckoo_plan_json(p: &amq::cuckoo::CuckooPlan) -> serde_json::Value {
+    serde_json::json!({
+        "kind": "cuckoo",
+        "items": p.items,
+        "m_bits": p.m_bits,
+        "k": 2,
+        "bytes": p.bytes,
+        "bits_per_key": p.bits_per_key,
+        "fpr": p.fpr,
+        "fpr_exact": p.fpr_exact,
+        "fingerprint_bits": p.fingerprint_bits,
+        "buckets": p.buckets,
+        "slots_per_bucket": amq::cuckoo::SLOTS_PER_BUCKET,
+        "load_factor": p.load_factor,
+    })
 }
 
 /// A plan as JSON (the fields `amq plan --json` prints).

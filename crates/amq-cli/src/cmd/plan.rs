@@ -1,6 +1,6 @@
 //! `amq plan`: size a filter for n items and a target ε, bit budget or memory budget.
 
-use super::{parse_bytes, parse_fpr, plan_json, BloomKind};
+use super::{cuckoo_plan_json, parse_bytes, parse_fpr, plan_json, FilterKind};
 use amq::math::{plan, Target};
 use anyhow::Result;
 use std::io::Write;
@@ -13,7 +13,8 @@ use std::process::ExitCode;
 #[command(after_help = "Examples:
   amq plan --items 1000000 --fpr 0.01
   amq plan --items 10000 --bits 32768 --json
-  amq plan --items 663473 --memory 1MiB --kind blocked-bloom")]
+  amq plan --items 663473 --memory 1MiB --kind blocked-bloom
+  amq plan --items 1000000 --fpr 0.001 --kind cuckoo")]
 #[command(group(clap::ArgGroup::new("target").required(true).args(["fpr", "bits", "memory"])))]
 pub struct Args {
     /// n, the number of items.
@@ -31,9 +32,9 @@ pub struct Args {
     /// k, the number of hash functions (default: the best for the target).
     #[arg(long)]
     hashes: Option<u32>,
-    /// The kind to plan (default: every kind).
+    /// The kind to plan (default: bloom and blocked-bloom).
     #[arg(long, value_enum)]
-    kind: Option<BloomKind>,
+    kind: Option<FilterKind>,
     /// Machine-readable output: one JSON object per kind.
     #[arg(long)]
     json: bool,
@@ -49,7 +50,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     };
     let kinds = match a.kind {
         Some(k) => vec![k],
-        None => vec![BloomKind::Bloom, BloomKind::BlockedBloom],
+        None => vec![FilterKind::Bloom, FilterKind::BlockedBloom],
     };
     let mut out = crate::output::stdout();
     if !a.json {
@@ -60,6 +61,10 @@ pub fn run(a: Args) -> Result<ExitCode> {
         )?;
     }
     for kind in kinds {
+        let Some(kind) = kind.bloom() else {
+            cuckoo_row(&mut out, &a, target)?;
+            continue;
+        };
         let p = plan(kind.plan_kind(), a.items, target, a.hashes)?;
         if a.json {
             crate::output::json_line(&mut out, &plan_json(&p))?;
@@ -80,4 +85,31 @@ pub fn run(a: Args) -> Result<ExitCode> {
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The cuckoo filter's plan: the table's row (k = 2 buckets probed; no bit-zero probability),
+/// then its fingerprint width, buckets and load factor.
+fn cuckoo_row(out: &mut impl Write, a: &Args, target: Target) -> Result<()> {
+    if a.hashes.is_some() {
+        anyhow::bail!("--hashes does not apply to a cuckoo filter (a query probes 2 buckets)");
+    }
+    let p = amq::cuckoo::plan(a.items, target)?;
+    if a.json {
+        crate::output::json_line(out, &cuckoo_plan_json(&p))?;
+    } else {
+        writeln!(
+            out,
+            "{:<14} {:>14} {:>3} {:>14} {:>12.4} {:>12.6e} {:>12.6e} {:>10}",
+            "cuckoo", p.m_bits, 2, p.bytes, p.bits_per_key, p.fpr, p.fpr_exact, "-"
+        )?;
+        writeln!(
+            out,
+            "  fingerprint {} bits, {} buckets of {} slots, load factor {:.4}",
+            p.fingerprint_bits,
+            p.buckets,
+            amq::cuckoo::SLOTS_PER_BUCKET,
+            p.load_factor
+        )?;
+    }
+    Ok(())
 }

@@ -27,7 +27,7 @@ fn has<const K: u32>(words: &[u64], m: u64, h: u128, k: u32) -> bool {
             return false;
         }
     }
-    k % 2 == 0 || bit(words, next()) == 1
+    k.is_multiple_of(2) || bit(words, next()) == 1
 }
 
 /// Sets the k bits of `h`; `true` if any was zero before.
@@ -287,5 +287,36 @@ impl<T: Item + ?Sized> Insert<T> for BloomFilter {
 impl Merge for BloomFilter {
     fn merge(&mut self, other: &Self) -> Result<()> {
         self.union(other)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every k, the unrolled ones (1..=16) and the run-time loop beyond, sets and tests
+    /// exactly the bits of [`bloom_indices`].
+    #[test]
+    fn every_k_follows_the_index_derivation() {
+        let m = 1000;
+        for k in 1..=math::BLOOM_MAX_K {
+            let mut f = BloomFilter::new(m, k, u64::from(k)).unwrap();
+            let mut expect = BitVec::new(m);
+            for i in 0u64..30 {
+                let h = f.hash(&i);
+                let mut was_new = false;
+                for j in bloom_indices(h, m, k) {
+                    was_new |= expect.set(j);
+                }
+                assert_eq!(f.insert_hash(h), was_new, "k = {k}, item {i}");
+            }
+            assert_eq!(f.bits(), &expect, "k = {k}");
+            for i in 0u64..300 {
+                let h = f.hash(&i);
+                let want = bloom_indices(h, m, k).all(|j| expect.get(j));
+                assert_eq!(f.contains_hash(h), want, "k = {k}, item {i}");
+                assert!(i >= 30 || want, "k = {k}: false negative {i}");
+            }
+        }
     }
 }

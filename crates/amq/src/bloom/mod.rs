@@ -9,23 +9,74 @@
 macro_rules! with_const_k {
     ($k:expr, $K:ident => $body:expr) => {
         match $k {
-            1 => { const $K: u32 = 1; $body }
-            2 => { const $K: u32 = 2; $body }
-            3 => { const $K: u32 = 3; $body }
-            4 => { const $K: u32 = 4; $body }
-            5 => { const $K: u32 = 5; $body }
-            6 => { const $K: u32 = 6; $body }
-            7 => { const $K: u32 = 7; $body }
-            8 => { const $K: u32 = 8; $body }
-            9 => { const $K: u32 = 9; $body }
-            10 => { const $K: u32 = 10; $body }
-            11 => { const $K: u32 = 11; $body }
-            12 => { const $K: u32 = 12; $body }
-            13 => { const $K: u32 = 13; $body }
-            14 => { const $K: u32 = 14; $body }
-            15 => { const $K: u32 = 15; $body }
-            16 => { const $K: u32 = 16; $body }
-            _ => { const $K: u32 = 0; $body }
+            1 => {
+                const $K: u32 = 1;
+                $body
+            }
+            2 => {
+                const $K: u32 = 2;
+                $body
+            }
+            3 => {
+                const $K: u32 = 3;
+                $body
+            }
+            4 => {
+                const $K: u32 = 4;
+                $body
+            }
+            5 => {
+                const $K: u32 = 5;
+                $body
+            }
+            6 => {
+                const $K: u32 = 6;
+                $body
+            }
+            7 => {
+                const $K: u32 = 7;
+                $body
+            }
+            8 => {
+                const $K: u32 = 8;
+                $body
+            }
+            9 => {
+                const $K: u32 = 9;
+                $body
+            }
+            10 => {
+                const $K: u32 = 10;
+                $body
+            }
+            11 => {
+                const $K: u32 = 11;
+                $body
+            }
+            12 => {
+                const $K: u32 = 12;
+                $body
+            }
+            13 => {
+                const $K: u32 = 13;
+                $body
+            }
+            14 => {
+                const $K: u32 = 14;
+                $body
+            }
+            15 => {
+                const $K: u32 = 15;
+                $body
+            }
+            16 => {
+                const $K: u32 = 16;
+                $body
+            }
+            _ => {
+                const $K: u32 = 0;
+                $body
+            }
         }
     };
 }

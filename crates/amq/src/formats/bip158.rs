@@ -403,7 +403,10 @@ pub fn read_compact_size(bytes: &[u8]) -> Result<(u64, usize)> {
     word[..len].copy_from_slice(body);
     let n = u64::from_le_bytes(word);
     if n < min {
-        return Err(Error::corrupt(0, alloc::format!("non-minimal compactsize for {n}")));
+        return Err(Error::corrupt(
+            0,
+            alloc::format!("non-minimal compactsize for {n}"),
+        ));
     }
     Ok((n, 1 + len))
 }
@@ -414,7 +417,17 @@ mod tests {
 
     #[test]
     fn compact_size_round_trips() {
-        for n in [0u64, 1, 0xfc, 0xfd, 0xffff, 0x1_0000, 0xffff_ffff, 0x1_0000_0000, u64::MAX] {
+        for n in [
+            0u64,
+            1,
+            0xfc,
+            0xfd,
+            0xffff,
+            0x1_0000,
+            0xffff_ffff,
+            0x1_0000_0000,
+            u64::MAX,
+        ] {
             let mut out = Vec::new();
             write_compact_size(n, &mut out);
             assert_eq!(read_compact_size(&out).unwrap(), (n, out.len()));

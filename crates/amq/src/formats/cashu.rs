@@ -32,6 +32,7 @@ use crate::gcs::{Gcs, GcsHash, Params};
 use alloc::string::String;
 use alloc::vec::Vec;
 use base64::Engine as _;
+use siphasher::sip::SipHasher24;
 
 /// The default Golomb-Rice remainder bits P (used when a response's `p` is null).
 pub const DEFAULT_P: u8 = 19;
@@ -78,21 +79,29 @@ impl CashuHash {
     #[inline]
     pub fn hash(&self, item: &[u8]) -> u64 {
         match self {
-            CashuHash::Murmur3X64_128 => mur3::murmurhash3_x64_128(item, 0).0,
-            CashuHash::Murmur3X86_32x2 => {
-                let h1 = mur3::murmurhash3_x86_32(item, 0);
-                let h2 = mur3::murmurhash3_x86_32(item, h1);
-                (u64::from(h1) << 32) | u64::from(h2)
-            }
-            CashuHash::SipHash24 { key } => {
-                // the digest's bytes are the little-endian encoding of `hash`; read them
-                // big-endian
-                siphasher::sip::SipHasher24::new_with_key(key)
-                    .hash(item)
-                    .swap_bytes()
-            }
+            CashuHash::Murmur3X64_128 => murmur3_x64_128_h1(item),
+            CashuHash::Murmur3X86_32x2 => murmur3_x86_32_twice(item),
+            CashuHash::SipHash24 { key } => siphash24_be(&SipHasher24::new_with_key(key), item),
         }
     }
+}
+
+#[inline(always)]
+fn murmur3_x64_128_h1(item: &[u8]) -> u64 {
+    mur3::murmurhash3_x64_128(item, 0).0
+}
+
+#[inline(always)]
+fn murmur3_x86_32_twice(item: &[u8]) -> u64 {
+    let h1 = mur3::murmurhash3_x86_32(item, 0);
+    let h2 = mur3::murmurhash3_x86_32(item, h1);
+    (u64::from(h1) << 32) | u64::from(h2)
+}
+
+/// The digest's bytes are the little-endian encoding of `hash`; read them big-endian.
+#[inline(always)]
+fn siphash24_be(hasher: &SipHasher24, item: &[u8]) -> u64 {
+    hasher.hash(item).swap_bytes()
 }
 
 impl GcsHash for CashuHash {
@@ -131,10 +140,16 @@ impl CashuFilter {
         I: IntoIterator,
         I::Item: AsRef<[u8]>,
     {
-        Ok(CashuFilter {
-            gcs: Gcs::build(items, &hash, p, m)?,
-            hash,
-        })
+        // one loop per hash, so that the hash is inlined into it
+        let gcs = match hash {
+            CashuHash::Murmur3X64_128 => Gcs::build(items, &murmur3_x64_128_h1, p, m)?,
+            CashuHash::Murmur3X86_32x2 => Gcs::build(items, &murmur3_x86_32_twice, p, m)?,
+            CashuHash::SipHash24 { key } => {
+                let sip = SipHasher24::new_with_key(&key);
+                Gcs::build(items, &|item: &[u8]| siphash24_be(&sip, item), p, m)?
+            }
+        };
+        Ok(CashuFilter { gcs, hash })
     }
 
     /// Wraps received content (the decoded base64) as a filter of N items.
@@ -435,7 +450,13 @@ mod tests {
     fn duplicate_targets_are_refused() {
         let f = CashuFilter::build([b"a"], CashuHash::default(), 19, 784_931).unwrap();
         let err = f.match_many(&[&b"x"[..], b"y", b"x"]).unwrap_err();
-        assert!(matches!(err, Error::InvalidParameter { name: "targets", .. }));
+        assert!(matches!(
+            err,
+            Error::InvalidParameter {
+                name: "targets",
+                ..
+            }
+        ));
         assert_eq!(f.match_many(&[&b"a"[..], b"b"]).unwrap(), [true, false]);
     }
 

@@ -14,7 +14,8 @@
 //! * [`LogsBloom`]: the filter: accrue raw bytes, a precomputed Keccak-256 hash or a whole
 //!   log; ask about raw bytes or a hash; OR two blooms; hex (`0x` + 512 lower-case digits) and
 //!   serde as that string.
-//! * [`InputBits`]: the three bits of one input, computed once, for scanning many blooms.
+//! * [`InputBits`]: the three bits of one input, computed once, for scanning many blooms
+//!   ([`scan`]).
 //! * [`LogsBloomIndex`]: a bit-sliced index over a run of blocks' blooms, so that a query
 //!   reads 3 bitsets instead of every bloom.
 //! * [`Entries`], [`Entry`], [`Receipt`], [`Block`], [`Log`]: receipts, blocks and logs as
@@ -102,7 +103,8 @@ pub fn hex_array<const N: usize>(text: &str) -> Result<[u8; N]> {
         ));
     }
     let mut out = [0u8; N];
-    hex::decode_to_slice(digits, &mut out).map_err(|e| Error::parse("hex", alloc::format!("{e}")))?;
+    hex::decode_to_slice(digits, &mut out)
+        .map_err(|e| Error::parse("hex", alloc::format!("{e}")))?;
     Ok(out)
 }
 
@@ -172,6 +174,33 @@ impl InputBits {
     pub fn byte_masks(self) -> [(usize, u8); 3] {
         core::array::from_fn(|i| (self.byte[i] as usize, self.mask[i]))
     }
+}
+
+/// The positions (indices into `blooms`) of the blooms that may hold every input, in order.
+///
+/// Each input is hashed once, by the caller, into [`InputBits`]; each bloom is then read at
+/// the three bytes of each input and nowhere else. The three tests are combined without
+/// branches (a random bloom passes each with probability equal to its fill, so a branch per
+/// test would be mispredicted often); only "this bloom matches" branches. With no inputs,
+/// every bloom matches.
+///
+/// # Example
+/// ```
+/// use amq::formats::eth::{scan, InputBits, LogsBloom};
+/// let mut blooms = vec![LogsBloom::new(); 4];
+/// blooms[2].accrue(b"transfer");
+/// let query = [InputBits::from_input(b"transfer")];
+/// assert_eq!(scan(&blooms, &query).collect::<Vec<_>>(), [2]);
+/// ```
+pub fn scan<'a>(
+    blooms: &'a [LogsBloom],
+    inputs: &'a [InputBits],
+) -> impl Iterator<Item = usize> + 'a {
+    blooms
+        .iter()
+        .enumerate()
+        .filter(move |(_, b)| inputs.iter().fold(true, |ok, i| ok & b.holds_bits(*i)))
+        .map(|(j, _)| j)
 }
 
 /// An Ethereum logsBloom: 256 bytes, m = 2048 bits, k = 3 (Yellow Paper §4.3.1, M3:2048).
@@ -322,6 +351,14 @@ impl LogsBloom {
         self.0[bits.byte[0] as usize] & bits.mask[0] != 0
             && self.0[bits.byte[1] as usize] & bits.mask[1] != 0
             && self.0[bits.byte[2] as usize] & bits.mask[2] != 0
+    }
+
+    /// As [`contains_bits`](Self::contains_bits), reading all three bytes without branches.
+    #[inline(always)]
+    fn holds_bits(&self, bits: InputBits) -> bool {
+        (self.0[bits.byte[0] as usize] & bits.mask[0] != 0)
+            & (self.0[bits.byte[1] as usize] & bits.mask[1] != 0)
+            & (self.0[bits.byte[2] as usize] & bits.mask[2] != 0)
     }
 
     /// `true` if the raw input `bytes` may be in the bloom (it is hashed with Keccak-256).
@@ -501,13 +538,18 @@ impl Merge for LogsBloom {
 }
 
 impl serde::Serialize for LogsBloom {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> core::result::Result<S::Ok, S::Error> {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> core::result::Result<S::Ok, S::Error> {
         serializer.serialize_str(&self.to_hex())
     }
 }
 
 impl<'de> serde::Deserialize<'de> for LogsBloom {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> core::result::Result<Self, D::Error> {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> core::result::Result<Self, D::Error> {
         struct Visitor;
         impl serde::de::Visitor<'_> for Visitor {
             type Value = LogsBloom;
@@ -557,7 +599,14 @@ mod tests {
 
     #[test]
     fn hex_rejects_bad_input_without_panicking() {
-        for bad in ["", "0x", "0x0", &"0".repeat(511), &"0".repeat(513), &"g".repeat(512)] {
+        for bad in [
+            "",
+            "0x",
+            "0x0",
+            &"0".repeat(511),
+            &"0".repeat(513),
+            &"g".repeat(512),
+        ] {
             assert!(LogsBloom::from_hex(bad).is_err(), "{bad:?}");
         }
         // a multi-byte character in the digits must not panic

@@ -1,8 +1,10 @@
 //! Word-at-a-time bit I/O, most significant bit first, and the Golomb-Rice code on top of it.
 //!
-//! The writer collects bits in a 64-bit accumulator and appends whole big-endian words; the
-//! reader refills a 64-bit buffer with one unaligned big-endian load (8 bytes at a time) and
-//! reads a unary run with one `leading_ones`. Neither touches single bits in a loop.
+//! The writer ORs each code (up to 64 bits) into a 64-bit accumulator and stores the
+//! accumulator as one big-endian word each time it fills. The reader loads the 8 bytes at the
+//! current bit position's byte, shifts out the bits already read, and reads a unary run with
+//! one `leading_ones`: in the common case (a code of at most 57 bits) one load per code and no
+//! branch that depends on the data. No loop touches single bits.
 //!
 //! Golomb-Rice with parameter P (BIP158 §"Golomb-Rice Coding"; NUT-23 draft): x is split into
 //! q = x >> P and r = x mod 2^P; q is written in unary as q one bits ended by a zero bit, then r
@@ -11,77 +13,107 @@
 use crate::error::{Error, Result};
 use alloc::vec::Vec;
 
+/// Bits a reader's peek always holds (64 minus up to 7 already read from the first byte).
+const PEEK: u32 = 57;
+
 /// A bit writer: bits go out most significant first, bytes in order.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct BitWriter {
+    /// Output bytes; `out[..pos]` are complete words, the rest is zero.
     out: Vec<u8>,
+    pos: usize,
     /// Pending bits, left-aligned: the first pending bit is bit 63.
     acc: u64,
-    /// How many bits of `acc` are pending (0..=63).
-    used: u32,
+    /// Free bits left in `acc` (1..=64).
+    free: u32,
 }
 
 impl BitWriter {
     /// A writer whose output starts with `capacity` bytes reserved.
     pub(crate) fn with_capacity(capacity: usize) -> Self {
         BitWriter {
-            out: Vec::with_capacity(capacity),
+            out: alloc::vec![0; capacity.max(16)],
+            pos: 0,
             acc: 0,
-            used: 0,
+            free: 64,
         }
     }
 
-    /// Writes the low `n` bits of `value` (1 ≤ n ≤ 64), most significant first.
-    /// Bits of `value` above the low `n` must be zero.
+    /// Writes the low `n` bits of `value` (1 ≤ n ≤ 64), most significant first. Bits of
+    /// `value` above the low `n` must be zero.
     #[inline(always)]
     pub(crate) fn write(&mut self, value: u64, n: u32) {
-        debug_assert!((1..=64).contains(&n));
-        debug_assert!(n == 64 || value >> n == 0);
-        let free = 64 - self.used;
-        if n < free {
-            self.acc |= value << (free - n);
-            self.used += n;
+        debug_assert!((1..=64).contains(&n) && (n == 64 || value >> n == 0));
+        if n < self.free {
+            self.free -= n;
+            self.acc |= value << self.free;
         } else {
-            let rest = n - free;
-            // the top `free` bits of the n-bit value complete the word
-            self.acc |= if rest == 64 { 0 } else { value >> rest };
-            self.out.extend_from_slice(&self.acc.to_be_bytes());
-            self.acc = if rest == 0 { 0 } else { value << (64 - rest) };
-            self.used = rest;
+            // the word fills up: its last `free` bits are the top of the value
+            let rest = n - self.free; // 0..=63
+            self.acc |= value >> rest;
+            self.flush_word();
+            self.free = 64 - rest;
+            // value << (64 − rest), in two steps so that rest = 0 gives 0
+            self.acc = (value << 1) << (63 - rest);
         }
+    }
+
+    #[inline(always)]
+    fn flush_word(&mut self) {
+        if self.pos + 8 > self.out.len() {
+            self.grow();
+        }
+        self.out[self.pos..self.pos + 8].copy_from_slice(&self.acc.to_be_bytes());
+        self.pos += 8;
+    }
+
+    #[cold]
+    fn grow(&mut self) {
+        let len = (self.out.len() * 2).max(self.pos + 16);
+        self.out.resize(len, 0);
     }
 
     /// Writes x in Golomb-Rice code with parameter `p` (≤ 32): `x >> p` one bits, a zero bit,
     /// then the low `p` bits of x.
     #[inline(always)]
     pub(crate) fn golomb(&mut self, x: u64, p: u32) {
-        let mut q = x >> p;
+        let q = x >> p;
         let r = x & low_mask(p);
         if q + 1 + u64::from(p) <= 64 {
-            // q ones, a zero, p remainder bits: one write of q + 1 + p ≤ 64 bits
-            let ones = if q == 0 { 0 } else { (u64::MAX >> (64 - q)) << (p + 1) };
+            // q ones, a zero, p remainder bits in one write; q ≤ 63
+            let ones = (u64::MAX >> (63 - q as u32) >> 1) << (p + 1);
             self.write(ones | r, q as u32 + 1 + p);
-            return;
+        } else {
+            self.golomb_long(q, r, p);
         }
-        while q >= 32 {
-            self.write(0xFFFF_FFFF, 32);
-            q -= 32;
+    }
+
+    #[cold]
+    fn golomb_long(&mut self, mut q: u64, r: u64, p: u32) {
+        while q > 0 {
+            let k = q.min(64) as u32;
+            self.write(u64::MAX >> (64 - k), k);
+            q -= u64::from(k);
         }
-        // q < 32 and p ≤ 32: q + 1 + p ≤ 64
-        let ones = if q == 0 { 0 } else { (u64::MAX >> (64 - q)) << (p + 1) };
-        self.write(ones | r, q as u32 + 1 + p);
+        // the zero bit and the remainder: p + 1 ≤ 33 bits
+        self.write(r, p + 1);
     }
 
     /// The number of bits written so far.
     #[cfg(test)]
     pub(crate) fn bit_len(&self) -> u64 {
-        self.out.len() as u64 * 8 + u64::from(self.used)
+        self.pos as u64 * 8 + u64::from(64 - self.free)
     }
 
     /// Pads with zero bits to a whole byte and returns the bytes.
     pub(crate) fn finish(mut self) -> Vec<u8> {
-        let bytes = self.used.div_ceil(8) as usize;
-        self.out.extend_from_slice(&self.acc.to_be_bytes()[..bytes]);
+        let used = 64 - self.free;
+        let bytes = used.div_ceil(8) as usize;
+        if self.pos + 8 > self.out.len() {
+            self.grow();
+        }
+        self.out[self.pos..self.pos + 8].copy_from_slice(&self.acc.to_be_bytes());
+        self.out.truncate(self.pos + bytes);
         self.out
     }
 }
@@ -100,13 +132,10 @@ pub(crate) fn low_mask(p: u32) -> u64 {
 #[derive(Debug, Clone)]
 pub(crate) struct BitReader<'a> {
     data: &'a [u8],
-    /// The next byte to load into `buf`.
-    pos: usize,
-    /// Buffered bits, left-aligned. Bits below the first `avail` are zero or the stream's own
-    /// next bits (a refill may load a partial byte ahead; loading it again ORs the same bits).
-    buf: u64,
-    /// How many bits of `buf` are valid (0..=64).
-    avail: u32,
+    /// The next bit to read, counted from the start of `data`.
+    pos: u64,
+    /// `8 · data.len()`.
+    bits: u64,
 }
 
 impl<'a> BitReader<'a> {
@@ -115,8 +144,7 @@ impl<'a> BitReader<'a> {
         BitReader {
             data,
             pos: 0,
-            buf: 0,
-            avail: 0,
+            bits: data.len() as u64 * 8,
         }
     }
 
@@ -125,64 +153,47 @@ impl<'a> BitReader<'a> {
     /// # Errors
     /// [`Error::Truncated`] if the offset is past the end of `data`.
     pub(crate) fn at(data: &'a [u8], bit_offset: u64) -> Result<Self> {
-        let byte = (bit_offset / 8) as usize;
-        if bit_offset > data.len() as u64 * 8 {
+        let mut r = Self::new(data);
+        if bit_offset > r.bits {
             return Err(Error::Truncated {
                 what: "gcs bit offset",
                 offset: data.len(),
-                needed: byte.saturating_sub(data.len()),
+                needed: (bit_offset / 8) as usize - data.len(),
                 available: 0,
             });
         }
-        let mut r = BitReader {
-            data,
-            pos: byte,
-            buf: 0,
-            avail: 0,
-        };
-        let skip = (bit_offset % 8) as u32;
-        if skip != 0 {
-            r.refill();
-            r.consume(skip);
-        }
+        r.pos = bit_offset;
         Ok(r)
     }
 
     /// The number of bits read so far, counted from the start of `data`.
     #[inline]
     pub(crate) fn bit_position(&self) -> u64 {
-        self.pos as u64 * 8 - u64::from(self.avail)
+        self.pos
     }
 
-    /// Loads bytes until at least 57 bits are buffered or the data ends.
+    /// The next 64 bits from `pos`, left-aligned; at least [`PEEK`] of them are the stream's
+    /// (zeros past its end).
     #[inline(always)]
-    fn refill(&mut self) {
-        if let Some(chunk) = self.data.get(self.pos..self.pos + 8) {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            let w = u64::from_be_bytes(word);
-            // avail ≤ 56 here (callers refill only below 57), so the shift is in range
-            self.buf |= w >> self.avail;
-            let bytes = (64 - self.avail) >> 3;
-            self.pos += bytes as usize;
-            self.avail += bytes << 3;
-        } else {
-            while self.avail <= 56 {
-                let Some(&b) = self.data.get(self.pos) else {
-                    break;
-                };
-                self.buf |= u64::from(b) << (56 - self.avail);
-                self.pos += 1;
-                self.avail += 8;
+    fn peek(&self) -> u64 {
+        let byte = (self.pos >> 3) as usize;
+        let word = match self.data.get(byte..byte + 8) {
+            Some(chunk) => {
+                let mut w = [0u8; 8];
+                w.copy_from_slice(chunk);
+                u64::from_be_bytes(w)
             }
-        }
+            None => self.peek_tail(byte),
+        };
+        word << (self.pos & 7)
     }
 
-    #[inline(always)]
-    fn consume(&mut self, n: u32) {
-        debug_assert!(n <= self.avail);
-        self.buf = if n >= 64 { 0 } else { self.buf << n };
-        self.avail -= n;
+    #[cold]
+    fn peek_tail(&self, byte: usize) -> u64 {
+        let mut w = [0u8; 8];
+        let rest = self.data.get(byte..).unwrap_or(&[]);
+        w[..rest.len()].copy_from_slice(rest);
+        u64::from_be_bytes(w)
     }
 
     /// Reads one Golomb-Rice coded value with parameter `p` (≤ 32).
@@ -192,39 +203,39 @@ impl<'a> BitReader<'a> {
     /// quotient is so long that the value overflows 64 bits.
     #[inline(always)]
     pub(crate) fn golomb(&mut self, p: u32) -> Result<u64> {
-        if self.avail < 57 {
-            self.refill();
-        }
-        let ones = self.buf.leading_ones();
-        // fast path: the whole code is buffered
-        if ones + 1 + p <= self.avail {
-            let rest = self.buf << (ones + 1);
-            let r = if p == 0 { 0 } else { rest >> (64 - p) };
-            self.consume(ones + 1 + p);
-            return Ok((u64::from(ones) << p) | r);
+        let w = self.peek();
+        let ones = w.leading_ones();
+        let len = ones + 1 + p;
+        if len <= PEEK {
+            let end = self.pos + u64::from(len);
+            if end <= self.bits {
+                // ones + 1 ≤ 57, so the shift is in range; p = 0 reads no remainder
+                let r = ((w << (ones + 1)) >> 1 >> (63 - p)) & low_mask(p);
+                self.pos = end;
+                return Ok((u64::from(ones) << p) | r);
+            }
         }
         self.golomb_slow(p)
     }
 
     #[cold]
     fn golomb_slow(&mut self, p: u32) -> Result<u64> {
-        let start = self.bit_position();
+        let start = self.pos;
         let mut q: u64 = 0;
         loop {
-            if self.avail < 57 {
-                self.refill();
+            let left = self.bits - self.pos;
+            if left == 0 {
+                return Err(truncated(start));
             }
-            if self.avail == 0 {
-                return Err(self.truncated(start));
-            }
-            let ones = self.buf.leading_ones();
-            if ones < self.avail {
+            let valid = left.min(u64::from(PEEK)) as u32;
+            let ones = self.peek().leading_ones().min(valid);
+            if ones < valid {
                 q += u64::from(ones);
-                self.consume(ones + 1);
+                self.pos += u64::from(ones) + 1;
                 break;
             }
-            q += u64::from(self.avail);
-            self.consume(self.avail);
+            q += u64::from(valid);
+            self.pos += u64::from(valid);
         }
         if q > u64::MAX >> p {
             return Err(Error::corrupt(
@@ -232,40 +243,43 @@ impl<'a> BitReader<'a> {
                 alloc::format!("golomb-rice quotient {q} overflows 64 bits"),
             ));
         }
-        if self.avail < p {
-            self.refill();
-            if self.avail < p {
-                return Err(self.truncated(start));
-            }
+        if self.bits - self.pos < u64::from(p) {
+            return Err(truncated(start));
         }
-        let r = if p == 0 { 0 } else { self.buf >> (64 - p) };
-        self.consume(p);
+        let r = if p == 0 { 0 } else { self.peek() >> (64 - p) };
+        self.pos += u64::from(p);
         Ok((q << p) | r)
-    }
-
-    fn truncated(&self, start_bit: u64) -> Error {
-        Error::Truncated {
-            what: "golomb-rice code",
-            offset: (start_bit / 8) as usize,
-            needed: 1,
-            available: 0,
-        }
     }
 
     /// `true` if every bit from here to the end of the data is zero (the padding).
     pub(crate) fn rest_is_zero(&self) -> bool {
-        let buffered_zero = if self.avail == 0 {
-            true
-        } else {
-            self.buf >> (64 - self.avail) == 0
+        let byte = (self.pos / 8) as usize;
+        let Some(&first) = self.data.get(byte) else {
+            return true;
         };
-        buffered_zero && self.data[self.pos..].iter().all(|&b| b == 0)
+        let first_rest = first & (0xFFu8 >> (self.pos % 8));
+        first_rest == 0 && self.data[byte + 1..].iter().all(|&b| b == 0)
+    }
+}
+
+fn truncated(start_bit: u64) -> Error {
+    Error::Truncated {
+        what: "golomb-rice code",
+        offset: (start_bit / 8) as usize,
+        needed: 1,
+        available: 0,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl Default for BitWriter {
+        fn default() -> Self {
+            Self::with_capacity(0)
+        }
+    }
 
     #[test]
     fn writer_packs_msb_first_and_pads() {
@@ -280,12 +294,28 @@ mod tests {
     fn writer_crosses_words() {
         let mut w = BitWriter::default();
         w.write(0x7F, 7);
-        w.write(u64::MAX, 64);
+        w.write(u64::MAX >> 8, 56);
+        w.write(0xFF, 8);
         w.write(0, 1);
+        assert_eq!(w.bit_len(), 72);
         let bytes = w.finish();
         assert_eq!(bytes.len(), 9);
         assert_eq!(bytes[..8], [0xFF; 8]);
         assert_eq!(bytes[8], 0xFE);
+        // a full 64-bit write at every offset
+        for lead in 0..64u32 {
+            let mut w = BitWriter::default();
+            if lead > 0 {
+                w.write(0, lead);
+            }
+            w.write(0x8000_0000_0000_0001, 64);
+            let bytes = w.finish();
+            let mut r = BitReader::at(&bytes, u64::from(lead)).unwrap();
+            assert_eq!(r.peek() >> 63, 1, "lead {lead}");
+            assert_eq!(bytes.len() as u32, (lead + 64).div_ceil(8));
+            r.pos += 63;
+            assert_eq!(r.peek() >> 63, 1, "lead {lead}");
+        }
     }
 
     #[test]

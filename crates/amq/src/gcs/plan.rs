@@ -35,7 +35,7 @@ pub fn optimal_m(p: u8) -> u64 {
 /// # Example
 /// ```
 /// let bits = amq::gcs::expected_bits_per_element(19, 784_931);
-/// assert!((bits - 21.0468).abs() < 1e-4);
+/// assert!((bits - 21.0524).abs() < 1e-4);
 /// ```
 pub fn expected_bits_per_element(p: u8, m: u64) -> f64 {
     let x = pow(2.0, f64::from(p)) / m.max(1) as f64;
@@ -84,7 +84,7 @@ impl GcsPlan {
 /// ```
 /// let plan = amq::gcs::plan::for_fpr(100_000, 1.0 / 784_931.0)?;
 /// assert_eq!((plan.p, plan.m), (19, 784_931));
-/// assert!((plan.bits_per_element - 21.0468).abs() < 1e-4);
+/// assert!((plan.bits_per_element - 21.0524).abs() < 1e-4);
 /// # Ok::<(), amq::Error>(())
 /// ```
 pub fn for_fpr(n: u64, fpr: f64) -> Result<GcsPlan> {
@@ -117,7 +117,7 @@ pub fn for_fpr(n: u64, fpr: f64) -> Result<GcsPlan> {
 /// The plan for N items with remainder bits P and the optimal M ([`optimal_m`]).
 ///
 /// # Errors
-/// [`Error::InvalidParameter`] if n ≥ 2³² (`n`) or p > [`MAX_P`](super::MAX_P) (`p`).
+/// [`Error::InvalidParameter`] if n ≥ 2³² (`n`) or p > [`MAX_P`] (`p`).
 ///
 /// # Example
 /// ```

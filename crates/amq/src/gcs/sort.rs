@@ -1,92 +1,101 @@
-//! Sorting 64-bit hash values in place: one most-significant-digit radix pass ("American flag
-//! sort": McIlroy, Bostic and McIlroy, "Engineering Radix Sort", Computing Systems 6(1), 1993)
-//! that moves every value into its bucket by the top bits of its range, then a small sort of
-//! each bucket.
+//! Sorting 64-bit hash values in place: one most-significant-digit radix pass of up to 11 bits
+//! (an "American flag" pass: McIlroy, Bostic and McIlroy, "Engineering Radix Sort", Computing
+//! Systems 6(1), 1993), then `sort_unstable` inside each bucket.
 //!
-//! GCS values are uniform over `[0, F)`, so with about n/8 buckets each holds about 8 values
-//! and the finishing insertion sorts are short. Buckets that are large anyway (a caller's own
-//! hash that is not uniform, many duplicates) are finished with `sort_unstable`, so the worst
-//! case stays O(n log n).
+//! The pass moves every value into its bucket by swapping, in sweeps whose swaps do not depend
+//! on each other (the way M. Skarupke's ska_sort does it, rather than following each displaced
+//! value, whose chain of dependent loads is slow), so it runs at memory speed. GCS values are
+//! uniform, so at 10⁵ values each of the 2048 buckets holds about 49 and the small sorts are
+//! cheap; a bucket of more than 4096 values (10⁷ values, or skewed input) gets another pass on
+//! the next bits. Every level is linear and there are at most 6, so no input is quadratic.
 //!
-//! Memory: no copy of the values; two `u32` counters per bucket, at most half a word per value
-//! (so a build's peak stays below 2× its 64-bit hashes).
+//! Memory: no copy of the values and no heap; 16 KiB of counters on the stack per level.
 
-/// Below this many values `sort_unstable` is faster than a radix pass.
+/// The widest digit of one pass.
+const DIGIT_BITS: u32 = 11;
+/// Buckets larger than this get another radix pass instead of `sort_unstable`.
+const BIG_BUCKET: usize = 4096;
+/// Below this many values a radix pass does not pay.
 const SMALL: usize = 256;
-/// Buckets up to this length are finished by insertion sort.
-const INSERTION: usize = 24;
-/// At most 2²⁴ buckets (128 MiB of counters, for over 2²⁷ values).
-const MAX_BUCKET_BITS: u32 = 24;
 
 /// Sorts `values`, every one of which is at most `max_value`, in ascending order.
 pub(crate) fn sort_u64(values: &mut [u64], max_value: u64) {
-    let n = values.len();
-    if n < SMALL || u32::try_from(n).is_err() {
-        values.sort_unstable();
-        return;
-    }
-    let value_bits = 64 - max_value.leading_zeros();
-    if value_bits == 0 {
-        return; // every value is 0
-    }
-    // ⌈log₂ n⌉ − 3 bucket bits: about 8 values per bucket
-    let ceil_log2 = usize::BITS - (n - 1).leading_zeros();
-    let bits = (ceil_log2 - 3).clamp(1, MAX_BUCKET_BITS).min(value_bits);
-    let shift = value_bits - bits;
-    let buckets = 1usize << bits;
-
-    // next[b]: the next free slot of bucket b; end[b]: one past its last slot
-    let mut end = alloc::vec![0u32; buckets];
-    for &v in values.iter() {
-        end[(v >> shift) as usize] += 1;
-    }
-    let mut sum = 0u32;
-    for c in end.iter_mut() {
-        sum += *c;
-        *c = sum;
-    }
-    let mut next = alloc::vec![0u32; buckets];
-    next[1..].copy_from_slice(&end[..buckets - 1]);
-
-    // move every value into its bucket: follow each displaced value to its own bucket
-    for b in 0..buckets {
-        while next[b] < end[b] {
-            let mut v = values[next[b] as usize];
-            loop {
-                let d = (v >> shift) as usize;
-                if d == b {
-                    break;
-                }
-                core::mem::swap(&mut v, &mut values[next[d] as usize]);
-                next[d] += 1;
-            }
-            values[next[b] as usize] = v;
-            next[b] += 1;
-        }
-    }
-    drop(next);
-
-    let mut from = 0usize;
-    for &e in end.iter() {
-        let bucket = &mut values[from..e as usize];
-        if bucket.len() <= INSERTION {
-            insertion_sort(bucket);
-        } else {
-            bucket.sort_unstable();
-        }
-        from = e as usize;
-    }
+    sort_u64_then(values, max_value, |_| {});
 }
 
-fn insertion_sort(values: &mut [u64]) {
-    for i in 1..values.len() {
-        let v = values[i];
-        let mut j = i;
-        while j > 0 && values[j - 1] > v {
-            values[j] = values[j - 1];
-            j -= 1;
+/// Sorts `values` (each at most `max_value`) and hands the sorted result to `emit` in
+/// consecutive chunks, in order, each as soon as it is final (while it is still in cache).
+pub(crate) fn sort_u64_then(values: &mut [u64], max_value: u64, mut emit: impl FnMut(&[u64])) {
+    let value_bits = 64 - max_value.leading_zeros();
+    radix(values, value_bits, &mut emit);
+}
+
+/// Sorts values that are equal above their low `bits_left` bits.
+fn radix(values: &mut [u64], bits_left: u32, emit: &mut impl FnMut(&[u64])) {
+    let n = values.len();
+    if n < SMALL || bits_left == 0 || u32::try_from(n).is_err() {
+        if bits_left > 0 {
+            values.sort_unstable();
         }
-        values[j] = v;
+        emit(values);
+        return;
+    }
+    let bits = bits_left.min(DIGIT_BITS);
+    let shift = bits_left - bits;
+    let buckets = 1usize << bits;
+    let mask = (buckets - 1) as u64;
+    let digit = |v: u64| ((v >> shift) & mask) as usize;
+
+    // end[b]: one past bucket b's last slot; next[b]: its next unplaced slot
+    let mut end = [0u32; 1 << DIGIT_BITS];
+    for &v in values.iter() {
+        end[digit(v)] += 1;
+    }
+    let mut next = [0u32; 1 << DIGIT_BITS];
+    let mut sum = 0u32;
+    for (nx, e) in next.iter_mut().zip(end.iter_mut()).take(buckets) {
+        *nx = sum;
+        sum += *e;
+        *e = sum;
+    }
+
+    // Each step swaps the value at `it` to the next free slot of its bucket, which places it
+    // for good, and leaves what was there at `it` for the next sweep; every step places one
+    // value, so all sweeps together take n steps.
+    loop {
+        let mut unplaced = false;
+        for b in 0..buckets {
+            let (lo, hi) = (next[b] as usize, end[b] as usize);
+            if lo == hi {
+                continue;
+            }
+            unplaced = true;
+            for it in lo..hi {
+                let v = values[it];
+                let d = digit(v);
+                let t = next[d] as usize;
+                values[it] = values[t];
+                values[t] = v;
+                next[d] = t as u32 + 1;
+            }
+        }
+        if !unplaced {
+            break;
+        }
+    }
+
+    let mut lo = 0usize;
+    for &e in end.iter().take(buckets) {
+        let bucket = &mut values[lo..e as usize];
+        if bucket.len() > BIG_BUCKET {
+            radix(bucket, shift, emit);
+        } else {
+            if bucket.len() > 1 && shift > 0 {
+                bucket.sort_unstable();
+            }
+            emit(bucket);
+        }
+        lo = e as usize;
     }
 }
 
@@ -98,8 +107,13 @@ mod tests {
     fn check(mut v: Vec<u64>, max: u64) {
         let mut expected = v.clone();
         expected.sort_unstable();
+        let mut w = v.clone();
         sort_u64(&mut v, max);
         assert_eq!(v, expected);
+        // the chunks come in order and cover everything
+        let mut emitted = Vec::new();
+        sort_u64_then(&mut w, max, |chunk| emitted.extend_from_slice(chunk));
+        assert_eq!(emitted, expected);
     }
 
     #[test]

@@ -407,7 +407,7 @@ impl<C: Clock> NegativeCache<C> {
     }
 
     fn insert_until(&mut self, h: NegativeHash, until: u64) -> bool {
-        self.inserted += 1;
+        self.inserted = self.inserted.saturating_add(1);
         let now = self.clock.now();
         let first = self.first_slot(&h);
         let fp = h.fingerprint;

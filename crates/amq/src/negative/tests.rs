@@ -400,3 +400,17 @@ fn decoder_rejects_what_it_cannot_trust() {
         Err(Error::WrongKind { .. })
     ));
 }
+
+/// Counters read from a file may be at their maximum: inserting saturates, never overflows.
+#[test]
+fn counters_from_a_file_saturate() {
+    let c = NegativeCache::new(3, 8, 1, 0).unwrap();
+    let good = c.to_bytes();
+    let d = wire::decode(&good).unwrap();
+    let mut params = d.params.clone();
+    params[5] = u64::MAX;
+    let bytes = wire::encode(Kind::NegativeCache, &params, d.payload);
+    let mut c = NegativeCache::from_bytes(&bytes).unwrap();
+    c.insert("x");
+    assert_eq!(c.inserted(), u64::MAX);
+}

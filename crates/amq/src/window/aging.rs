@@ -382,8 +382,8 @@ impl<C: Clock> AgingBloom<C> {
             new |= (*word >> (bit & 63)) & 1 == 0;
             *word |= 1 << (bit & 63);
         }
-        self.counts[self.current as usize] += 1;
-        self.inserted += 1;
+        self.counts[self.current as usize] = self.counts[self.current as usize].saturating_add(1);
+        self.inserted = self.inserted.saturating_add(1);
         new
     }
 

@@ -426,7 +426,7 @@ impl SlidingWindowBloom {
                 new |= self.archive_set(chunk, off);
             }
         }
-        self.inserted += 1;
+        self.inserted = self.inserted.saturating_add(1);
         Ok(new)
     }
 

@@ -455,3 +455,33 @@ const AGING_SCHEMA_HEX: &str = concat!(
     "000000000000000000000000000000000000000000000000000000000000000002000000000000000100000000000000",
     "00000a404000000500400800001000003e5e875cebe40f87",
 );
+
+/// Counters read from a file may be at their maximum: inserting saturates, never overflows.
+#[test]
+fn counters_from_a_file_saturate() {
+    let f = AgingBloom::new(64, 3, 2, Rotation::Time(10), 0).unwrap();
+    let mut params = wire::decode(&f.to_bytes()).unwrap().params;
+    params[8] = u64::MAX;
+    let mut words = vec![u64::MAX, u64::MAX]; // both generation counts at the maximum
+    words.extend(std::iter::repeat_n(0u64, 2)); // 64 groups of 2 bits
+    let bytes = wire::encode(
+        Kind::AgingBloom,
+        &params,
+        &crate::bits::words_to_le_bytes(&words),
+    );
+    let mut f = AgingBloom::from_bytes(&bytes).unwrap();
+    f.insert("x").unwrap();
+    assert_eq!(f.inserted(), u64::MAX);
+    assert!(f.contains("x"));
+
+    let w = SlidingWindowBloom::new(SMALL, 0).unwrap();
+    let bytes = w.to_bytes();
+    let c = wire::decode(&bytes).unwrap();
+    let mut params = c.params.clone();
+    params[6] = u64::MAX;
+    let mut w =
+        SlidingWindowBloom::from_bytes(&wire::encode(Kind::SlidingWindowBloom, &params, c.payload))
+            .unwrap();
+    w.insert("x").unwrap();
+    assert_eq!(w.inserted(), u64::MAX);
+}

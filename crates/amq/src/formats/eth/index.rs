@@ -126,7 +126,7 @@ impl LogsBloomIndex {
                 capacity: u64::MAX - self.first_block,
             })?;
         let j = self.blocks;
-        if j % 64 == 0 {
+        if j.is_multiple_of(64) {
             for row in &mut self.rows {
                 row.push(0);
             }
@@ -188,7 +188,11 @@ impl LogsBloomIndex {
     /// assert_eq!(index.candidates_in(&x, ..10).count(), 0);
     /// # Ok::<(), amq::Error>(())
     /// ```
-    pub fn candidates_in(&self, inputs: &[InputBits], range: impl RangeBounds<u64>) -> Candidates<'_> {
+    pub fn candidates_in(
+        &self,
+        inputs: &[InputBits],
+        range: impl RangeBounds<u64>,
+    ) -> Candidates<'_> {
         let lo = match range.start_bound() {
             Bound::Included(&s) => s,
             Bound::Excluded(&s) => s.saturating_add(1),
@@ -200,11 +204,17 @@ impl LogsBloomIndex {
             Bound::Unbounded => u64::MAX,
         };
         let start = lo.saturating_sub(self.first_block).min(self.blocks);
-        let end = hi.saturating_sub(self.first_block).min(self.blocks).max(start);
+        let end = hi
+            .saturating_sub(self.first_block)
+            .min(self.blocks)
+            .max(start);
         let mut bits: Vec<u16> = inputs.iter().flat_map(|i| i.bits()).collect();
         bits.sort_unstable();
         bits.dedup();
-        let rows = bits.iter().map(|&b| self.rows[b as usize].as_slice()).collect();
+        let rows = bits
+            .iter()
+            .map(|&b| self.rows[b as usize].as_slice())
+            .collect();
         Candidates {
             rows,
             first_block: self.first_block,
@@ -437,11 +447,11 @@ mod tests {
     #[test]
     fn candidates_equal_a_scan() {
         let mut index = LogsBloomIndex::new(0);
-        let blooms: Vec<LogsBloom> = (0..300)
+        let blooms: Vec<LogsBloom> = (0..300u64)
             .map(|i| {
                 let mut b = LogsBloom::new();
                 for j in 0..(i % 40) {
-                    b.accrue(&(i * 1000 + j as u64).to_le_bytes());
+                    b.accrue(&(i * 1000 + j).to_le_bytes());
                 }
                 b
             })
@@ -455,8 +465,15 @@ mod tests {
                 .filter(|&j| blooms[j as usize].contains_bits(inputs[0]))
                 .collect();
             assert_eq!(index.candidates(&inputs).collect::<Vec<_>>(), want);
-            let want_range: Vec<u64> = want.iter().copied().filter(|j| (63..129).contains(j)).collect();
-            assert_eq!(index.candidates_in(&inputs, 63..129).collect::<Vec<_>>(), want_range);
+            let want_range: Vec<u64> = want
+                .iter()
+                .copied()
+                .filter(|j| (63..129).contains(j))
+                .collect();
+            assert_eq!(
+                index.candidates_in(&inputs, 63..129).collect::<Vec<_>>(),
+                want_range
+            );
         }
         assert_eq!(index.candidates(&[]).count(), 300);
     }
@@ -474,10 +491,16 @@ mod tests {
         }
         let mut longer = bytes.clone();
         longer.push(0);
-        assert!(matches!(LogsBloomIndex::from_bytes(&longer), Err(Error::Corrupt { .. })));
+        assert!(matches!(
+            LogsBloomIndex::from_bytes(&longer),
+            Err(Error::Corrupt { .. })
+        ));
         let mut flipped = bytes.clone();
         flipped[100] ^= 1;
-        assert!(matches!(LogsBloomIndex::from_bytes(&flipped), Err(Error::ChecksumMismatch { .. })));
+        assert!(matches!(
+            LogsBloomIndex::from_bytes(&flipped),
+            Err(Error::ChecksumMismatch { .. })
+        ));
         // a huge block count with few bytes is refused before any allocation
         let mut huge = bytes[..HEADER].to_vec();
         huge[16..24].copy_from_slice(&(u64::MAX / 2).to_le_bytes());
@@ -489,10 +512,16 @@ mod tests {
         tail[last_word_of_row0 + 7] |= 0x80;
         let sum = crate::hash::checksum64(&tail);
         tail.extend_from_slice(&sum.to_le_bytes());
-        assert!(matches!(LogsBloomIndex::from_bytes(&tail), Err(Error::Corrupt { .. })));
+        assert!(matches!(
+            LogsBloomIndex::from_bytes(&tail),
+            Err(Error::Corrupt { .. })
+        ));
         // an empty index round-trips
         let empty = LogsBloomIndex::new(0);
-        assert_eq!(LogsBloomIndex::from_bytes(&empty.to_bytes()).unwrap(), empty);
+        assert_eq!(
+            LogsBloomIndex::from_bytes(&empty.to_bytes()).unwrap(),
+            empty
+        );
     }
 
     #[test]
@@ -500,7 +529,10 @@ mod tests {
         let mut index = LogsBloomIndex::new(u64::MAX - 2);
         assert!(index.push(&LogsBloom::new()).is_ok());
         assert!(index.push(&LogsBloom::new()).is_ok());
-        assert!(matches!(index.push(&LogsBloom::new()), Err(Error::Full { .. })));
+        assert!(matches!(
+            index.push(&LogsBloom::new()),
+            Err(Error::Full { .. })
+        ));
         assert_eq!(index.len(), 2);
     }
 }

@@ -9,7 +9,7 @@
 //! [`Entries`] reads what the usual calls return: one object, an array of them (nested arrays
 //! are flattened), or a whole JSON-RPC response `{"jsonrpc": "2.0", "id": …, "result": …}`.
 
-use super::{LogsBloom, InputBits};
+use super::{InputBits, LogsBloom};
 use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -82,7 +82,7 @@ pub struct Receipt {
 impl Receipt {
     /// The bloom of the receipt's logs (`None` without `logs`).
     pub fn computed_bloom(&self) -> Option<LogsBloom> {
-        self.logs.as_ref().map(|logs| LogsBloom::from_logs(logs))
+        self.logs.as_ref().map(LogsBloom::from_logs)
     }
 }
 
@@ -114,7 +114,7 @@ impl Block {
             }
             return Some(bloom);
         }
-        self.logs.as_ref().map(|logs| LogsBloom::from_logs(logs))
+        self.logs.as_ref().map(LogsBloom::from_logs)
     }
 }
 
@@ -236,7 +236,9 @@ impl<'de> Deserialize<'de> for Entries {
                 if let Some(result) = raw.result {
                     return Ok(*result);
                 }
-                Ok(Entries(alloc::vec![raw.into_entry().map_err(de::Error::custom)?]))
+                Ok(Entries(alloc::vec![raw
+                    .into_entry()
+                    .map_err(de::Error::custom)?]))
             }
         }
         deserializer.deserialize_any(EntriesVisitor)
@@ -299,7 +301,8 @@ impl RawEntry {
         if let Some(e) = self.error {
             return Err(alloc::format!(
                 "the JSON-RPC call failed: code {}, {}",
-                e.code.map_or_else(|| String::from("none"), |c| alloc::format!("{c}")),
+                e.code
+                    .map_or_else(|| String::from("none"), |c| alloc::format!("{c}")),
                 e.message.as_deref().unwrap_or("no message")
             ));
         }
@@ -393,9 +396,9 @@ impl<'de> Deserialize<'de> for Quantity {
                 if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_hexdigit()) {
                     return Err(E::custom(alloc::format!("quantity {v:?} is not hex")));
                 }
-                u64::from_str_radix(digits, 16)
-                    .map(Quantity)
-                    .map_err(|_| E::custom(alloc::format!("quantity {v:?} does not fit in 64 bits")))
+                u64::from_str_radix(digits, 16).map(Quantity).map_err(|_| {
+                    E::custom(alloc::format!("quantity {v:?} does not fit in 64 bits"))
+                })
             }
         }
         deserializer.deserialize_any(QuantityVisitor)

@@ -1,0 +1,101 @@
+//! `amq remove`: delete items from a cuckoo filter.
+
+use super::write_atomically;
+use amq::AnyFilter;
+use anyhow::{bail, Result};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Remove one copy of each item from a cuckoo filter and write the filter back (atomically).
+///
+/// Prints `removed` or `absent` for each item (a tab, then the item). Exit status 0 if every
+/// item was there, 1 if any was not (the others are still removed). Only remove items that
+/// were inserted: removing an item never inserted may remove another item with the same
+/// fingerprint and buckets.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq build --kind cuckoo --fpr 0.001 -o ids.amq ids.txt
+  amq remove ids.amq id-17 id-18
+  amq remove --hex ids.amq 0xdeadbeef
+  amq remove ids.amq --file revoked.txt")]
+pub struct Args {
+    /// The .amq cuckoo filter (rewritten in place).
+    filter: PathBuf,
+    /// The items.
+    #[arg(required_unless_present = "file")]
+    items: Vec<String>,
+    /// Also remove the items of these files, one per line (`-` is stdin).
+    #[arg(long)]
+    file: Vec<PathBuf>,
+    /// Items are hex (an optional 0x).
+    #[arg(long)]
+    hex: bool,
+    /// One JSON object per item: {"item": ..., "removed": true|false}.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `amq remove`.
+pub fn run(a: Args) -> Result<ExitCode> {
+    let mut filter = match super::load_filter(&a.filter)? {
+        AnyFilter::Cuckoo(f) => f,
+        other => bail!(
+            "{}: a {} filter cannot remove items (only a cuckoo filter can)",
+            a.filter.display(),
+            other.kind().name()
+        ),
+    };
+    let mut out = crate::output::stdout();
+    let mut all = true;
+    let mut changed = false;
+    let mut report = |item: &str, removed: bool, out: &mut dyn Write| -> Result<()> {
+        all &= removed;
+        changed |= removed;
+        if a.json {
+            let mut line = Vec::new();
+            crate::output::json_line(
+                &mut line,
+                &serde_json::json!({"item": item, "removed": removed}),
+            )?;
+            out.write_all(&line)?;
+        } else {
+            writeln!(
+                out,
+                "{}\t{item}",
+                if removed { "removed" } else { "absent" }
+            )?;
+        }
+        Ok(())
+    };
+    for item in &a.items {
+        let bytes = if a.hex {
+            crate::input::parse_hex(item)?
+        } else {
+            item.as_bytes().to_vec()
+        };
+        let removed = amq::Remove::remove(&mut filter, bytes.as_slice());
+        report(item, removed, &mut out)?;
+    }
+    if !a.file.is_empty() {
+        // the items of files are read as bytes: --hex was applied by for_each_item
+        crate::input::for_each_item(&a.file, a.hex, |bytes| {
+            let removed = amq::Remove::remove(&mut filter, bytes);
+            let shown = if a.hex {
+                hex::encode(bytes)
+            } else {
+                String::from_utf8_lossy(bytes).into_owned()
+            };
+            report(&shown, removed, &mut out)
+        })?;
+    }
+    out.flush()?;
+    if changed {
+        write_atomically(&a.filter, &filter.to_bytes())?;
+    }
+    Ok(if all {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
