@@ -41,6 +41,7 @@
 //! # Ok::<(), amq::Error>(())
 //! ```
 
+use super::compact_size::{read_compact_size, write_compact_size};
 use crate::error::{Error, Result};
 use crate::filter::{Filter, Insert, Item};
 use alloc::vec::Vec;
@@ -277,7 +278,7 @@ impl Bip37Filter {
     /// nTweak (u32 LE) ‖ nFlags (u8)`.
     pub fn to_filterload(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.data.len() + 12);
-        write_compact_size(&mut out, self.data.len() as u64);
+        write_compact_size(self.data.len() as u64, &mut out);
         out.extend_from_slice(&self.data);
         out.extend_from_slice(&self.hash_funcs.to_le_bytes());
         out.extend_from_slice(&self.tweak.to_le_bytes());
@@ -464,55 +465,6 @@ fn take4(bytes: &[u8], at: usize, what: &'static str) -> Result<[u8; 4]> {
     Ok([s[0], s[1], s[2], s[3]])
 }
 
-/// Appends Bitcoin's CompactSize encoding of `n`.
-fn write_compact_size(out: &mut Vec<u8>, n: u64) {
-    match n {
-        0..=0xfc => out.push(n as u8),
-        0xfd..=0xffff => {
-            out.push(0xfd);
-            out.extend_from_slice(&(n as u16).to_le_bytes());
-        }
-        0x1_0000..=0xffff_ffff => {
-            out.push(0xfe);
-            out.extend_from_slice(&(n as u32).to_le_bytes());
-        }
-        _ => {
-            out.push(0xff);
-            out.extend_from_slice(&n.to_le_bytes());
-        }
-    }
-}
-
-/// Reads a canonical CompactSize at the start of `bytes`: `(value, bytes used)`.
-fn read_compact_size(bytes: &[u8]) -> Result<(u64, usize)> {
-    let first = take(bytes, 0, 1, "CompactSize length")?[0];
-    let (value, used, min) = match first {
-        0..=0xfc => return Ok((u64::from(first), 1)),
-        0xfd => {
-            let b = take(bytes, 1, 2, "CompactSize length")?;
-            (u64::from(u16::from_le_bytes([b[0], b[1]])), 3, 0xfd)
-        }
-        0xfe => (
-            u64::from(u32::from_le_bytes(take4(bytes, 1, "CompactSize length")?)),
-            5,
-            0x1_0000,
-        ),
-        0xff => {
-            let b = take(bytes, 1, 8, "CompactSize length")?;
-            let mut w = [0u8; 8];
-            w.copy_from_slice(b);
-            (u64::from_le_bytes(w), 9, 0x1_0000_0000)
-        }
-    };
-    if value < min {
-        return Err(Error::corrupt(
-            0,
-            alloc::format!("non-canonical CompactSize: {value} written in {used} bytes"),
-        ));
-    }
-    Ok((value, used))
-}
-
 /// The data pushes of a script, read as Core's `GetScriptOp` reads them: every opcode yields
 /// its pushed bytes (empty for a non-push opcode); a push running past the end stops the walk.
 struct ScriptPushes<'a> {
@@ -696,7 +648,7 @@ mod tests {
             0x1_0000_0000,
         ] {
             let mut v = Vec::new();
-            write_compact_size(&mut v, n);
+            write_compact_size(n, &mut v);
             assert_eq!(read_compact_size(&v).unwrap(), (n, v.len()));
         }
         assert!(matches!(

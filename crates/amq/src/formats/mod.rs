@@ -10,5 +10,7 @@ pub mod bip158;
 pub mod bip37;
 #[cfg(feature = "cashu")]
 pub mod cashu;
+#[cfg(any(feature = "bip37", feature = "bip158"))]
+mod compact_size;
 #[cfg(feature = "eth")]
 pub mod eth;
