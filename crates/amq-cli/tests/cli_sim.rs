@@ -119,7 +119,58 @@ fn bloom_and_window_track_the_formula() {
 }
 
 #[test]
+fn cuckoo_fills_past_95_percent_tracks_the_formula_and_deletes_without_false_negatives() {
+    let dir = tempfile::tempdir().unwrap();
+    let queries = 40_000.0;
+    let v = sim(
+        &[
+            "cuckoo",
+            "--n",
+            "20000",
+            "--fingerprint-bits",
+            "8",
+            "--step",
+            "0.1",
+            "--queries",
+            "40000",
+        ],
+        dir.path(),
+    );
+    let load = v["load_factor_at_first_refusal"].as_f64().unwrap();
+    assert!(load >= 0.95 && load < 1.0, "{load}");
+    assert_eq!(v["false_negatives"], 0);
+    let csv = std::fs::read_to_string(v["csv"].as_str().unwrap()).unwrap();
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    for phase in ["fill", "full", "delete"] {
+        assert!(
+            rows.iter().any(|r| r[0] == phase),
+            "no {phase} row in {csv}"
+        );
+    }
+    for r in &rows {
+        let (got, want): (f64, f64) = (r[5].parse().unwrap(), r[6].parse().unwrap());
+        // 4σ of the binomial count, plus a little for the load's own spread
+        let tolerance = 4.0 * (want * (1.0 - want) / queries).sqrt() + 1e-4;
+        assert!((got - want).abs() < tolerance, "{r:?}");
+        assert_eq!(r[7], "0", "false negatives in {r:?}");
+    }
+    // emptied by the deletes: nothing left to match
+    assert_eq!(rows.last().unwrap()[1], "0");
+    assert_eq!(rows.last().unwrap()[4], "0");
+}
+
+#[test]
 fn bad_parameters_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    amq()
+        .args(["sim", "cuckoo", "--fingerprint-bits", "10", "--out"])
+        .arg(dir.path())
+        .assert()
+        .code(2);
     let dir = tempfile::tempdir().unwrap();
     amq()
         .args(["sim", "negative", "--l", "50", "--out"])

@@ -1,10 +1,11 @@
 //! `amq sim`: experiments that measure error rates as a structure fills, against the formula,
 //! and write a CSV and an SVG plot.
 
+use amq::cuckoo::{self, CuckooFilter};
 use amq::math::{self, PlanKind, Target};
 use amq::negative::{mean_false_negative_rate, NegativeCache};
 use amq::window::{SlidingWindowBloom, WindowParams};
-use amq::{AnyFilter, BlockedBloomFilter, BloomFilter};
+use amq::{AnyFilter, BlockedBloomFilter, BloomFilter, Filter, Insert, Remove};
 use anyhow::{bail, Context, Result};
 use plotters::prelude::*;
 use rand::rngs::StdRng;
@@ -20,6 +21,7 @@ use std::process::ExitCode;
   amq sim negative --l 16 --b 128 --n 1000000 --domain 100000 --out docs/sim
   amq sim negative --l 16 --b 1 --n 1000000 --domain 100000 --out docs/sim
   amq sim bloom --n 100000 --fpr 0.01 --out docs/sim
+  amq sim cuckoo --n 100000 --fingerprint-bits 8 --out docs/sim
   amq sim window --window 4096 --chunk 256 --batch 16 --hashes 4 --n 1536 --out docs/sim")]
 pub struct Args {
     #[command(subcommand)]
@@ -30,6 +32,7 @@ pub struct Args {
 enum Command {
     Negative(NegativeArgs),
     Bloom(BloomArgs),
+    Cuckoo(CuckooArgs),
     Window(WindowArgs),
 }
 
@@ -106,6 +109,29 @@ struct BloomArgs {
     common: Common,
 }
 
+/// Fill a cuckoo filter sized for n items until its first refused insert, measuring ε at
+/// every `step` of load factor against `1 − (1 − 2^−f)^(2bα)`; then delete the items again,
+/// oldest first, measuring ε on the way down and checking that every item not yet deleted is
+/// still found.
+#[derive(clap::Args, Debug)]
+struct CuckooArgs {
+    /// n, the items the filter is sized for (⌈n/(4 · 0.95)⌉ buckets); it is filled past n, to
+    /// the first refused insert.
+    #[arg(long, default_value_t = 100_000)]
+    n: u64,
+    /// f, the fingerprint bits (8, 12 or 16).
+    #[arg(long, default_value_t = 8)]
+    fingerprint_bits: u32,
+    /// The load-factor step between measurements.
+    #[arg(long, default_value_t = 0.05)]
+    step: f64,
+    /// Queries of items never inserted per measurement.
+    #[arg(long, default_value_t = 200_000)]
+    queries: u64,
+    #[command(flatten)]
+    common: Common,
+}
+
 /// Fill a sliding-window filter and measure ε against [`WindowParams::fpr`] at position B·W/S
 /// (whose window fills as the items after it arrive, then leaves into the archive) and at the
 /// newest position (whose window is only partly filled).
@@ -141,6 +167,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     match a.command {
         Command::Negative(a) => negative(a),
         Command::Bloom(a) => bloom(a),
+        Command::Cuckoo(a) => cuckoo(a),
         Command::Window(a) => window(a),
     }
 }
@@ -519,6 +546,119 @@ fn bloom(a: BloomArgs) -> Result<ExitCode> {
     finish(
         &a.common,
         format!("{}-n{}-m{}-k{}", kind.name(), a.n, plan.m_bits, plan.k),
+        csv,
+        &plot,
+        summary,
+    )
+}
+
+fn cuckoo(a: CuckooArgs) -> Result<ExitCode> {
+    if a.n == 0 {
+        bail!("--n must be at least 1");
+    }
+    if !(a.step > 0.0 && a.step < 1.0) {
+        bail!("--step must be in (0, 1), got {}", a.step);
+    }
+    let seed = a.common.seed;
+    let mut f = CuckooFilter::with_capacity(a.n, a.fingerprint_bits, seed)?;
+    let bits = f.fingerprint_bits();
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut csv = String::from(
+        "phase,items,load_factor,queries,false_positives,fpr,fpr_formula,false_negatives\n",
+    );
+    // (load factor, measured ε, formula) for each phase
+    let (mut filling, mut deleting) = (Vec::new(), Vec::new());
+    let mut keys: Vec<u64> = Vec::with_capacity(usize::try_from(f.slots()).unwrap_or(0));
+    let mut measure = |f: &CuckooFilter, phase: &str, keys: &[u64], rng: &mut StdRng| {
+        let fp = (0..a.queries)
+            // members have the top bit clear, queries have it set: never a member
+            .filter(|_| f.contains(&(rng.random::<u64>() | 1 << 63)))
+            .count() as u64;
+        let false_negatives = keys.iter().filter(|x| !f.contains(*x)).count();
+        let got = fp as f64 / a.queries.max(1) as f64;
+        let load = f.load_factor();
+        let formula = cuckoo::fpr(bits, load);
+        let _ = writeln!(
+            csv,
+            "{phase},{},{load:.6},{},{fp},{got:.6e},{formula:.6e},{false_negatives}",
+            f.len(),
+            a.queries
+        );
+        (load, got, formula, false_negatives)
+    };
+    let mut next = a.step;
+    let full_at = loop {
+        let x: u64 = rng.random::<u64>() >> 1;
+        match f.insert(&x) {
+            Ok(_) => keys.push(x),
+            Err(amq::Error::Full { .. }) => break f.load_factor(),
+            Err(e) => return Err(e.into()),
+        }
+        if f.load_factor() >= next {
+            filling.push(measure(&f, "fill", &keys, &mut rng));
+            next += a.step;
+        }
+    };
+    filling.push(measure(&f, "full", &keys, &mut rng));
+    // Delete oldest first, measuring each time the load falls below a multiple of the step.
+    let mut next = (full_at / a.step).ceil() * a.step - a.step;
+    let mut deleted = 0;
+    while deleted < keys.len() {
+        if !f.remove(&keys[deleted]) {
+            bail!("an inserted item was not found to delete");
+        }
+        deleted += 1;
+        if f.load_factor() <= next + 1e-12 {
+            deleting.push(measure(&f, "delete", &keys[deleted..], &mut rng));
+            next -= a.step;
+        }
+    }
+    let false_negatives: usize = filling.iter().chain(&deleting).map(|r| r.3).sum();
+    let col = |v: &[(f64, f64, f64, usize)], formula: bool| -> Vec<(f64, f64)> {
+        v.iter()
+            .map(|r| (r.0, if formula { r.2 } else { r.1 }))
+            .collect()
+    };
+    let mut formula = col(&filling, true);
+    formula.retain(|p| p.1 > 0.0);
+    let plot = Plot {
+        title: format!(
+            "cuckoo filter: f = {bits}, {} buckets of 4, filled to the first refusal (α = {full_at:.4})",
+            f.buckets()
+        ),
+        x_label: "load factor α",
+        y_label: "false-positive rate (log scale)",
+        log_y: true,
+        series: vec![
+            Series {
+                name: "measured while filling".into(),
+                color: RED,
+                formula: false,
+                points: col(&filling, false),
+            },
+            Series {
+                name: "measured while deleting".into(),
+                color: GREEN,
+                formula: false,
+                points: col(&deleting, false),
+            },
+            Series {
+                name: format!("formula 1 - (1 - 2^-{bits})^(8α)"),
+                color: BLUE,
+                formula: true,
+                points: formula,
+            },
+        ],
+    };
+    let last = filling.last().copied().unwrap_or_default();
+    let summary = serde_json::json!({
+        "sim": "cuckoo", "n": a.n, "fingerprint_bits": bits, "buckets": f.buckets(),
+        "items_at_first_refusal": keys.len(), "load_factor_at_first_refusal": full_at,
+        "fpr": last.1, "fpr_formula": last.2, "false_negatives": false_negatives,
+    });
+    finish(
+        &a.common,
+        format!("cuckoo-n{}-f{bits}", a.n),
         csv,
         &plot,
         summary,
