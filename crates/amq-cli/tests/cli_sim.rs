@@ -137,7 +137,7 @@ fn cuckoo_fills_past_95_percent_tracks_the_formula_and_deletes_without_false_neg
         dir.path(),
     );
     let load = v["load_factor_at_first_refusal"].as_f64().unwrap();
-    assert!(load >= 0.95 && load < 1.0, "{load}");
+    assert!((0.95..1.0).contains(&load), "{load}");
     assert_eq!(v["false_negatives"], 0);
     let csv = std::fs::read_to_string(v["csv"].as_str().unwrap()).unwrap();
     let rows: Vec<Vec<&str>> = csv
