@@ -243,3 +243,62 @@ fn aging_by_time_with_an_explicit_clock() {
         .assert()
         .code(2);
 }
+
+/// `amq info` reads the sliding-window, aging and negative-cache files too, and shows what
+/// their own `info` subcommands show.
+#[test]
+fn amq_info_reads_window_aging_and_negative_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let news: [(&str, &[&str]); 3] = [
+        (
+            "window",
+            &[
+                "--window", "512", "--chunk", "64", "--batch", "2", "--hashes", "4",
+            ],
+        ),
+        (
+            "aging",
+            &["--window", "100", "--generations", "3", "--fpr", "0.01"],
+        ),
+        ("negative", &["--l", "10", "--b", "64", "--ways", "4"]),
+    ];
+    for (group, shape) in news {
+        let f = dir.path().join(format!("{group}.amq"));
+        amq()
+            .args([group, "new"])
+            .args(shape)
+            .arg("-o")
+            .arg(&f)
+            .assert()
+            .success();
+        amq()
+            .args([group, "insert"])
+            .arg(&f)
+            .write_stdin("apple\nbanana\ncherry\n")
+            .assert()
+            .success();
+        let own = amq()
+            .args([group, "info", "--json"])
+            .arg(&f)
+            .output()
+            .unwrap();
+        let general = amq()
+            .args(["info", "--json", "--now", "0"])
+            .arg(&f)
+            .output()
+            .unwrap();
+        assert!(general.status.success(), "{group}: {general:?}");
+        let (own, general): (serde_json::Value, serde_json::Value) = (
+            serde_json::from_slice(&own.stdout).unwrap(),
+            serde_json::from_slice(&general.stdout).unwrap(),
+        );
+        assert_eq!(own, general, "{group}");
+        assert_eq!(general["items_inserted"], 3, "{group}");
+        amq()
+            .arg("info")
+            .arg(&f)
+            .assert()
+            .success()
+            .stdout(predicate::str::starts_with("kind"));
+    }
+}

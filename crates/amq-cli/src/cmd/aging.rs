@@ -191,13 +191,18 @@ fn contains(a: ContainsArgs) -> Result<ExitCode> {
 }
 
 fn info(a: InfoArgs) -> Result<ExitCode> {
-    let f = load(&a.filter, a.now)?;
+    print_fields(&info_fields(&load(&a.filter, a.now)?), a.json)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What `amq aging info` and `amq info` show of an aging filter.
+pub(crate) fn info_fields(f: &AgingBloom<ManualClock>) -> Vec<(&'static str, serde_json::Value)> {
     let (rotation, period) = match f.rotation() {
         Rotation::Count(c) => ("count", c),
         Rotation::Time(d) => ("seconds", d),
     };
     let g = u64::from(f.generations());
-    let fields = [
+    vec![
         ("kind", "aging-bloom".into()),
         ("m_bits_per_generation", f.m().into()),
         ("k", f.k().into()),
@@ -213,7 +218,5 @@ fn info(a: InfoArgs) -> Result<ExitCode> {
         ("expected_fpr", f.expected_fpr().into()),
         ("fpr_bound", f.fpr_bound().into()),
         ("bytes", f.size_bytes().into()),
-    ];
-    print_fields(&fields, a.json)?;
-    Ok(ExitCode::SUCCESS)
+    ]
 }

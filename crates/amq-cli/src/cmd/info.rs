@@ -1,11 +1,16 @@
 //! `amq info`: what a filter file holds.
 
-use anyhow::Result;
+use amq::clock::{Clock, ManualClock, SystemClock};
+use amq::wire::Kind;
+use amq::{AgingBloom, NegativeCache, SlidingWindowBloom};
+use anyhow::{Context, Result};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Show a filter's kind, shape, fill and estimated false-positive rate.
+/// Show a filter's kind, shape, fill and estimated false-positive rate. Reads every kind of
+/// .amq file: Bloom, blocked Bloom and cuckoo filters, and the sliding-window, aging and
+/// negative-cache files (the same fields as `amq window|aging|negative info`).
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Example:
   amq info --json words.amq")]
@@ -15,11 +20,51 @@ pub struct Args {
     /// One JSON object.
     #[arg(long)]
     json: bool,
+    /// For an aging filter: the time in seconds since the Unix epoch (default: the system
+    /// clock).
+    #[arg(long)]
+    now: Option<u64>,
+}
+
+/// A figure as JSON: an integer when it is one (a count or a width), else a float.
+fn number(x: f64) -> serde_json::Value {
+    if x.fract() == 0.0 && x.abs() < 9.007_199_254_740_992e15 {
+        serde_json::json!(x as i64)
+    } else {
+        serde_json::json!(x)
+    }
 }
 
 /// Runs `amq info`.
 pub fn run(a: Args) -> Result<ExitCode> {
-    let filter = super::load_filter(&a.filter)?;
+    let bytes = crate::input::read_all(&a.filter)?;
+    let context = || format!("{}", a.filter.display());
+    let kind = amq::wire::decode(&bytes).with_context(context)?.kind;
+    let fields = match kind {
+        Kind::SlidingWindowBloom => {
+            let f = SlidingWindowBloom::from_bytes(&bytes).with_context(context)?;
+            Some(super::window::info_fields(&f))
+        }
+        Kind::AgingBloom => {
+            let now = a.now.unwrap_or_else(|| SystemClock.now());
+            let f = AgingBloom::from_bytes(&bytes)
+                .with_context(context)?
+                .with_clock(ManualClock::new(now));
+            Some(super::aging::info_fields(&f))
+        }
+        Kind::NegativeCache => {
+            let c = NegativeCache::from_bytes(&bytes)
+                .with_context(context)?
+                .with_clock(ManualClock::new(SystemClock.now()));
+            Some(super::negative::info_fields(&c))
+        }
+        _ => None,
+    };
+    if let Some(fields) = fields {
+        super::window::print_fields(&fields, a.json)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let filter = amq::AnyFilter::from_bytes(&bytes).with_context(context)?;
     let i = filter.info();
     let mut out = crate::output::stdout();
     if a.json {
@@ -35,7 +80,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
             "bytes": i.bytes,
         });
         for (name, value) in &i.extra {
-            v[*name] = serde_json::json!(value);
+            v[*name] = number(*value);
         }
         crate::output::json_line(&mut out, &v)?;
     } else {

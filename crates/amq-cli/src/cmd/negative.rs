@@ -217,9 +217,15 @@ fn remove(a: RemoveArgs) -> Result<ExitCode> {
 }
 
 fn info(a: InfoArgs) -> Result<ExitCode> {
-    let bytes = input::read_all(&a.filter)?;
-    let c = NegativeCache::from_bytes(&bytes).with_context(|| format!("{}", a.filter.display()))?;
-    let fields = [
+    print_fields(&info_fields(&load(&a.filter, None)?), a.json)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What `amq negative info` and `amq info` show of a negative cache.
+pub(crate) fn info_fields(
+    c: &NegativeCache<ManualClock>,
+) -> Vec<(&'static str, serde_json::Value)> {
+    vec![
         ("kind", "negative-cache".into()),
         ("l", c.l().into()),
         ("slots", c.slots().into()),
@@ -237,7 +243,5 @@ fn info(a: InfoArgs) -> Result<ExitCode> {
             false_negative_rate(c.inserted(), c.slots(), c.ways()).into(),
         ),
         ("bytes", c.size_bytes().into()),
-    ];
-    print_fields(&fields, a.json)?;
-    Ok(ExitCode::SUCCESS)
+    ]
 }

@@ -216,10 +216,15 @@ fn contains(a: ContainsArgs) -> Result<ExitCode> {
 }
 
 fn info(a: InfoArgs) -> Result<ExitCode> {
-    let f = load(&a.filter)?;
+    print_fields(&info_fields(&load(&a.filter)?), a.json)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What `amq window info` and `amq info` show of a sliding-window filter.
+pub(crate) fn info_fields(f: &SlidingWindowBloom) -> Vec<(&'static str, serde_json::Value)> {
     let p = f.params();
     let latest = f.next_position().saturating_sub(1);
-    let fields = [
+    vec![
         ("kind", "sliding-window-bloom".into()),
         ("window_bits", p.window_bits.into()),
         ("chunk_bits", p.chunk_bits.into()),
@@ -236,9 +241,7 @@ fn info(a: InfoArgs) -> Result<ExitCode> {
         ("bytes", f.size_bytes().into()),
         ("expected_fpr_latest", f.expected_fpr(latest).into()),
         ("steady_state_fpr", p.steady_state_fpr().into()),
-    ];
-    print_fields(&fields, a.json)?;
-    Ok(ExitCode::SUCCESS)
+    ]
 }
 
 /// Prints named figures: one JSON object (in this order) or one `name  value` line each.
