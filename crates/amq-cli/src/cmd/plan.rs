@@ -8,7 +8,8 @@ use std::process::ExitCode;
 
 /// Size a filter: m, k, bytes, bits per key and the expected false-positive rate.
 ///
-/// Without --kind, every kind is planned.
+/// Without --kind, every kind is planned: bloom, blocked-bloom and (unless --hashes is given,
+/// or ε needs fingerprints wider than 16 bits) cuckoo.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   amq plan --items 1000000 --fpr 0.01
@@ -32,7 +33,7 @@ pub struct Args {
     /// k, the number of hash functions (default: the best for the target).
     #[arg(long)]
     hashes: Option<u32>,
-    /// The kind to plan (default: bloom and blocked-bloom).
+    /// The kind to plan (default: every kind that can meet the target).
     #[arg(long, value_enum)]
     kind: Option<FilterKind>,
     /// Machine-readable output: one JSON object per kind.
@@ -50,7 +51,11 @@ pub fn run(a: Args) -> Result<ExitCode> {
     };
     let kinds = match a.kind {
         Some(k) => vec![k],
-        None => vec![FilterKind::Bloom, FilterKind::BlockedBloom],
+        None => vec![
+            FilterKind::Bloom,
+            FilterKind::BlockedBloom,
+            FilterKind::Cuckoo,
+        ],
     };
     let mut out = crate::output::stdout();
     if !a.json {
@@ -62,7 +67,14 @@ pub fn run(a: Args) -> Result<ExitCode> {
     }
     for kind in kinds {
         let Some(kind) = kind.bloom() else {
-            cuckoo_row(&mut out, &a, target)?;
+            if a.kind.is_some() {
+                cuckoo_row(&mut out, &a, target)?;
+            } else if a.hashes.is_none() {
+                // listed with the others only where it can meet the target
+                if let Err(e) = cuckoo_row(&mut out, &a, target) {
+                    eprintln!("cuckoo: not planned: {e:#}");
+                }
+            }
             continue;
         };
         let p = plan(kind.plan_kind(), a.items, target, a.hashes)?;
