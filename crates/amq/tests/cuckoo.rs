@@ -143,7 +143,7 @@ fn sized_from_n_and_fpr_meets_the_target() {
         for i in 0..n {
             f.insert(&i).unwrap();
         }
-        assert!(f.load_factor() <= cuckoo::PLANNED_LOAD);
+        assert!(f.load_factor() <= cuckoo::planned_load(n));
         assert!(
             f.expected_fpr() <= e,
             "n = {n}, ε = {e}: {}",
@@ -152,6 +152,22 @@ fn sized_from_n_and_fpr_meets_the_target() {
         assert!(!f.stash_used());
     }
     assert!(CuckooFilter::with_fpr(1000, 1e-5, 0).is_err());
+}
+
+/// A filter sized for n items takes n items, small ones too: 300 seeds for each of a spread of
+/// small n (the margin of `planned_load`; the doc there gives the 4.4-million-fill sweep).
+#[test]
+fn small_filters_sized_for_n_take_n_items() {
+    let mut refused = Vec::new();
+    for n in (1u64..=64).chain([65, 100, 128, 200, 256, 300, 512, 777, 1000, 1024, 2048]) {
+        for seed in 0..300u64 {
+            let mut f = CuckooFilter::with_capacity(n, 8, seed).unwrap();
+            if (0..n).any(|i| f.insert(&(seed << 32 | i)).is_err()) {
+                refused.push((n, seed));
+            }
+        }
+    }
+    assert!(refused.is_empty(), "refused before the n-th item: {refused:?}");
 }
 
 #[test]

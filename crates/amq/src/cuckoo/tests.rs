@@ -196,8 +196,9 @@ fn sizing_follows_the_paper() {
     assert!(fingerprint_bits_for(1.0).is_err());
     assert!(fingerprint_bits_for(f64::NAN).is_err());
     assert_eq!(buckets_for(0).unwrap(), 1);
-    assert_eq!(buckets_for(38).unwrap(), 10);
-    assert_eq!(buckets_for(39).unwrap(), 11);
+    assert_eq!(buckets_for(38_000).unwrap(), 10_000); // ⌈n / (4 · 0.95)⌉
+    assert_eq!(buckets_for(38_001).unwrap(), 10_001);
+    assert_eq!(buckets_for(38).unwrap(), 14); // ⌈38 / (4 · (0.97 − 1.5/√38))⌉: small-table margin
     let p = plan(1_000_000, Target::Fpr(0.01)).unwrap();
     assert_eq!((p.fingerprint_bits, p.buckets), (12, 263_158));
     assert!(p.fpr <= 0.01 && p.fpr_exact <= 0.01);
