@@ -120,9 +120,9 @@ fn report<S: Subject>(name: &str, f: &S, build: Duration, misses: &[u64]) {
 
 fn bench_subject<S: Subject>(c: &mut Criterion, name: &str, f: &S, hits: &[u64], misses: &[u64]) {
     let mut g = c.benchmark_group("cuckoo/1e7");
-    g.sample_size(10)
+    g.sample_size(20)
         .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(2));
+        .measurement_time(Duration::from_secs(3));
     g.throughput(Throughput::Elements(CHUNK as u64));
     for (what, queries) in [("lookup-hit", hits), ("lookup-miss", misses)] {
         let mut at = 0usize;
@@ -174,9 +174,9 @@ fn build_and_bench<S: Subject>(
 /// `contains_batch` over the misses, 1,024 keys per call.
 fn bench_batch(c: &mut Criterion, name: &str, f: &amq::CuckooFilter, misses: &[u64]) {
     let mut g = c.benchmark_group("cuckoo/1e7");
-    g.sample_size(10)
+    g.sample_size(20)
         .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(2));
+        .measurement_time(Duration::from_secs(3));
     g.throughput(Throughput::Elements(CHUNK as u64));
     let refs: Vec<&u64> = misses.iter().collect();
     let mut out = vec![false; CHUNK];

@@ -153,6 +153,10 @@ impl BitVec {
 /// A vector of `n` default values, or an error naming `what` if it cannot be allocated
 /// (instead of aborting the process, as `vec!` would).
 ///
+/// With the `std` feature on Linux, a vector of at least [`HUGE_PAGE_MIN_BYTES`] asks the
+/// kernel for transparent huge pages before it is first written, so the random probes of a
+/// large filter miss the TLB far less often (where THP is off, nothing changes).
+///
 /// # Errors
 /// [`Error::InvalidParameter`] when the allocation fails or `n` overflows `usize`.
 pub fn try_zeroed<T: Clone + Default>(n: u64, what: &'static str) -> Result<Vec<T>> {
@@ -160,9 +164,42 @@ pub fn try_zeroed<T: Clone + Default>(n: u64, what: &'static str) -> Result<Vec<
     let n = usize::try_from(n).map_err(|_| fail())?;
     let mut v = Vec::new();
     v.try_reserve_exact(n).map_err(|_| fail())?;
+    advise_huge_pages(v.spare_capacity_mut());
     v.resize(n, T::default());
     Ok(v)
 }
+
+/// The smallest table [`try_zeroed`] asks huge pages for: 4 MiB, two 2 MiB pages.
+pub const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
+
+/// Marks the 2 MiB-aligned part of `memory` `MADV_HUGEPAGE`.
+#[cfg(all(feature = "std", target_os = "linux"))]
+#[allow(unsafe_code)]
+fn advise_huge_pages<T>(memory: &mut [core::mem::MaybeUninit<T>]) {
+    const HUGE_PAGE: usize = 2 << 20;
+    let bytes = core::mem::size_of_val(memory);
+    if bytes < HUGE_PAGE_MIN_BYTES {
+        return;
+    }
+    let start = memory.as_mut_ptr() as usize;
+    let (first, end) = (start.next_multiple_of(HUGE_PAGE), start + bytes);
+    let len = end.saturating_sub(first) / HUGE_PAGE * HUGE_PAGE;
+    if len == 0 {
+        return;
+    }
+    // SAFETY: [first, first + len) lies inside `memory`, which this process owns, and
+    // `first` is page-aligned as madvise requires. MADV_HUGEPAGE only sets the paging policy
+    // of the range: it never changes its contents or whether it is mapped, so no Rust value
+    // is affected. An error (THP not built in: EINVAL) leaves the policy as it was and is
+    // ignored. It pays: a miss lookup in a 10⁷-item cuckoo filter (21 MB) fell from 68 to
+    // 49 ns (BENCHMARKS.md, "cuckoo").
+    unsafe {
+        libc::madvise(first as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
+    }
+}
+
+#[cfg(not(all(feature = "std", target_os = "linux")))]
+fn advise_huge_pages<T>(_memory: &mut [core::mem::MaybeUninit<T>]) {}
 
 /// `words` as little-endian bytes.
 pub fn words_to_le_bytes(words: &[u64]) -> Vec<u8> {

@@ -260,7 +260,7 @@ pub fn blocked_best_k(n: u64, blocks: u64, max_k: u32) -> u32 {
     let max_k = max_k.max(1);
     let start = optimal_k(n, blocks.saturating_mul(BLOCK_BITS));
     let start = if start.is_finite() {
-        (start.round().max(1.0) as u32).min(max_k)
+        (libm::round(start).max(1.0) as u32).min(max_k)
     } else {
         1 // no items: every k gives ε = 0
     };

@@ -167,7 +167,10 @@ fn small_filters_sized_for_n_take_n_items() {
             }
         }
     }
-    assert!(refused.is_empty(), "refused before the n-th item: {refused:?}");
+    assert!(
+        refused.is_empty(),
+        "refused before the n-th item: {refused:?}"
+    );
 }
 
 #[test]

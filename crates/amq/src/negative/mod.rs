@@ -19,7 +19,6 @@ use crate::error::{Error, Result};
 use crate::filter::Item;
 use crate::hash::{negative_hash, reduce, NegativeHash};
 use crate::wire::{self, Kind};
-use alloc::vec;
 use alloc::vec::Vec;
 
 /// The largest l (2ˡ slots) a [`NegativeCache`] accepts: 2⁴⁰ slots.
@@ -166,7 +165,7 @@ impl NegativeCache<NoClock> {
             ways,
             seed,
             set_bits,
-            entries: vec![0; entry_words(l, b) as usize],
+            entries: crate::bits::try_zeroed(entry_words(l, b), "l")?,
             expiry: None,
             default_ttl: 0,
             inserted: 0,
@@ -182,13 +181,13 @@ impl<C: Clock> NegativeCache<C> {
     /// already held get `ttl` from the clock's current time. Costs 64 bits per slot.
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] if `ttl` is 0.
+    /// [`Error::InvalidParameter`] if `ttl` is 0, or the 2ˡ expiry times cannot be allocated.
     pub fn with_ttl(mut self, ttl: u64) -> Result<Self> {
         if ttl == 0 {
             return Err(Error::invalid("ttl", "must be at least 1 tick"));
         }
         let until = self.clock.now().saturating_add(ttl);
-        let mut expiry = vec![0u64; 1usize << self.l];
+        let mut expiry: Vec<u64> = crate::bits::try_zeroed(1u64 << self.l, "ttl")?;
         for (slot, e) in expiry.iter_mut().enumerate() {
             if self.occupied_at(slot as u64) {
                 *e = until;
