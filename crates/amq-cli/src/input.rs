@@ -50,6 +50,15 @@ pub fn parse_hex(text: &str) -> Result<Vec<u8>> {
     hex::decode(t).with_context(|| format!("invalid hex {:?}", shorten(text)))
 }
 
+/// An item given on the command line: its UTF-8 bytes, or the bytes its hex spells.
+pub fn item_bytes(item: &str, hex: bool) -> Result<Vec<u8>> {
+    if hex {
+        parse_hex(item)
+    } else {
+        Ok(item.as_bytes().to_vec())
+    }
+}
+
 fn shorten(s: &str) -> String {
     if s.len() > 40 {
         format!(

@@ -7,7 +7,6 @@ use amq::clock::{Clock, ManualClock, SystemClock};
 use amq::window::{AgingBloom, Rotation};
 use amq::{Filter, Insert};
 use anyhow::{bail, Context, Result};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -166,28 +165,10 @@ fn insert(a: InsertArgs) -> Result<ExitCode> {
 
 fn contains(a: ContainsArgs) -> Result<ExitCode> {
     let f = load(&a.filter, a.now)?;
-    let mut out = crate::output::stdout();
-    let mut all = true;
-    for item in &a.items {
-        let bytes = if a.hex {
-            input::parse_hex(item)?
-        } else {
-            item.as_bytes().to_vec()
-        };
-        let maybe = f.contains(&bytes);
-        all &= maybe;
-        if a.json {
-            crate::output::json_line(&mut out, &serde_json::json!({"item": item, "maybe": maybe}))?;
-        } else {
-            writeln!(out, "{}\t{item}", if maybe { "maybe" } else { "no" })?;
-        }
-    }
-    out.flush()?;
-    Ok(if all {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    super::Answers::maybe(a.json).print(a.items.iter().map(|item| {
+        let bytes = input::item_bytes(item, a.hex)?;
+        Ok((item.as_str(), f.contains(&bytes)))
+    }))
 }
 
 fn info(a: InfoArgs) -> Result<ExitCode> {

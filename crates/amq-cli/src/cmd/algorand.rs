@@ -277,11 +277,7 @@ fn check(a: CheckArgs) -> Result<ExitCode> {
         }
     }
     out.flush()?;
-    Ok(if all_available {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(super::exit_all(all_available))
 }
 
 fn replay(a: ReplayArgs) -> Result<ExitCode> {

@@ -216,9 +216,5 @@ fn matches(a: MatchArgs) -> Result<ExitCode> {
         )?;
     }
     out.flush()?;
-    Ok(if hits.iter().all(|&h| h) {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(super::exit_all(hits.iter().all(|&h| h)))
 }

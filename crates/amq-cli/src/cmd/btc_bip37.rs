@@ -116,22 +116,8 @@ fn build(a: BuildArgs) -> Result<ExitCode> {
 fn contains(a: ContainsArgs) -> Result<ExitCode> {
     let bytes = crate::input::parse_hex(&a.filterload).context("the filterload payload")?;
     let filter = Bip37Filter::from_filterload(&bytes).context("the filterload payload")?;
-    let mut out = crate::output::stdout();
-    let mut all = true;
-    for item in &a.items {
+    super::Answers::maybe(a.json).print(a.items.iter().map(|item| {
         let key = crate::input::parse_hex(item)?;
-        let maybe = filter.contains_bytes(&key);
-        all &= maybe;
-        if a.json {
-            crate::output::json_line(&mut out, &serde_json::json!({"item": item, "maybe": maybe}))?;
-        } else {
-            writeln!(out, "{}\t{item}", if maybe { "maybe" } else { "no" })?;
-        }
-    }
-    out.flush()?;
-    Ok(if all {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+        Ok((item.as_str(), filter.contains_bytes(&key)))
+    }))
 }

@@ -190,11 +190,7 @@ fn matches(a: MatchArgs) -> Result<ExitCode> {
         )?;
     }
     std::io::Write::flush(&mut out)?;
-    Ok(if hits.iter().all(|&h| h) {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(super::exit_all(hits.iter().all(|&h| h)))
 }
 
 fn fpr(a: FprArgs) -> Result<ExitCode> {

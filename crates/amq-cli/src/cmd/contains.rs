@@ -1,7 +1,6 @@
 //! `amq contains`: ask the filter about items given on the command line.
 
 use anyhow::Result;
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -29,26 +28,8 @@ pub struct Args {
 /// Runs `amq contains`.
 pub fn run(a: Args) -> Result<ExitCode> {
     let filter = super::load_filter(&a.filter)?;
-    let mut out = crate::output::stdout();
-    let mut all = true;
-    for item in &a.items {
-        let bytes = if a.hex {
-            crate::input::parse_hex(item)?
-        } else {
-            item.as_bytes().to_vec()
-        };
-        let maybe = filter.contains(&bytes);
-        all &= maybe;
-        if a.json {
-            crate::output::json_line(&mut out, &serde_json::json!({"item": item, "maybe": maybe}))?;
-        } else {
-            writeln!(out, "{}\t{item}", if maybe { "maybe" } else { "no" })?;
-        }
-    }
-    out.flush()?;
-    Ok(if all {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    super::Answers::maybe(a.json).print(a.items.iter().map(|item| {
+        let bytes = crate::input::item_bytes(item, a.hex)?;
+        Ok((item.as_str(), filter.contains(&bytes)))
+    }))
 }

@@ -141,26 +141,16 @@ fn contains(a: ContainsArgs) -> Result<ExitCode> {
             InputBits::from_input(&crate::input::parse_hex(input)?)
         });
     }
-    let mut out = crate::output::stdout();
-    let mut all = true;
-    for (input, bits) in a.inputs.iter().zip(bits) {
-        let maybe = bloom.contains_bits(bits);
-        all &= maybe;
-        if a.json {
-            crate::output::json_line(
-                &mut out,
-                &serde_json::json!({"input": input, "maybe": maybe}),
-            )?;
-        } else {
-            writeln!(out, "{}\t{input}", if maybe { "maybe" } else { "no" })?;
-        }
-    }
-    out.flush()?;
-    Ok(if all {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    let answers = super::Answers {
+        item: "input",
+        ..super::Answers::maybe(a.json)
+    };
+    answers.print(
+        a.inputs
+            .iter()
+            .zip(bits)
+            .map(|(input, bits)| Ok((input.as_str(), bloom.contains_bits(bits)))),
+    )
 }
 
 /// Arguments of `amq eth verify`.
@@ -299,11 +289,7 @@ fn verify(a: VerifyArgs) -> Result<ExitCode> {
         )?;
     }
     out.flush()?;
-    Ok(if mismatches == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(super::exit_all(mismatches == 0))
 }
 
 /// Arguments of `amq eth scan`.
@@ -424,9 +410,5 @@ fn scan(a: ScanArgs) -> Result<ExitCode> {
         )?;
     }
     out.flush()?;
-    Ok(if candidates > false_positives {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(super::exit_all(candidates > false_positives))
 }

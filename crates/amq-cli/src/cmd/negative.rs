@@ -6,7 +6,6 @@ use crate::input;
 use amq::clock::{Clock, ManualClock, SystemClock};
 use amq::negative::{false_negative_rate, NegativeCache};
 use anyhow::{Context, Result};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -125,14 +124,6 @@ fn load(path: &Path, now: Option<u64>) -> Result<NegativeCache<ManualClock>> {
     Ok(c.with_clock(ManualClock::new(now.unwrap_or_else(|| SystemClock.now()))))
 }
 
-fn item_bytes(item: &str, hex: bool) -> Result<Vec<u8>> {
-    if hex {
-        input::parse_hex(item)
-    } else {
-        Ok(item.as_bytes().to_vec())
-    }
-}
-
 /// Runs `amq negative`.
 pub fn run(a: Args) -> Result<ExitCode> {
     match a.command {
@@ -176,44 +167,25 @@ fn insert(a: InsertArgs) -> Result<ExitCode> {
 
 fn contains(a: ContainsArgs) -> Result<ExitCode> {
     let c = load(&a.filter, a.now)?;
-    let mut out = crate::output::stdout();
-    let mut all = true;
-    for item in &a.items {
-        let present = c.contains(&item_bytes(item, a.hex)?);
-        all &= present;
-        if a.json {
-            crate::output::json_line(
-                &mut out,
-                &serde_json::json!({"item": item, "present": present}),
-            )?;
-        } else {
-            writeln!(
-                out,
-                "{}\t{item}",
-                if present { "present" } else { "absent" }
-            )?;
-        }
-    }
-    out.flush()?;
-    Ok(if all {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    let answers = super::Answers {
+        key: "present",
+        words: ("present", "absent"),
+        ..super::Answers::maybe(a.json)
+    };
+    answers.print(a.items.iter().map(|item| {
+        let bytes = input::item_bytes(item, a.hex)?;
+        Ok((item.as_str(), c.contains(&bytes)))
+    }))
 }
 
 fn remove(a: RemoveArgs) -> Result<ExitCode> {
     let mut c = load(&a.filter, a.now)?;
     let mut all = true;
     for item in &a.items {
-        all &= c.remove(&item_bytes(item, a.hex)?);
+        all &= c.remove(&input::item_bytes(item, a.hex)?);
     }
     write_atomically(&a.filter, &c.to_bytes())?;
-    Ok(if all {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(super::exit_all(all))
 }
 
 fn info(a: InfoArgs) -> Result<ExitCode> {

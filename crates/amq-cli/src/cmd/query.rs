@@ -93,9 +93,5 @@ pub fn run(a: Args) -> Result<ExitCode> {
         }
     }
     out.flush()?;
-    Ok(if selected > 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(super::exit_all(selected > 0))
 }

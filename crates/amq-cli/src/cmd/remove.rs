@@ -93,9 +93,5 @@ pub fn run(a: Args) -> Result<ExitCode> {
     if changed {
         write_atomically(&a.filter, &filter.to_bytes())?;
     }
-    Ok(if all {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(super::exit_all(all))
 }

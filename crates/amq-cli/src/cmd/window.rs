@@ -188,31 +188,14 @@ fn insert(a: InsertArgs) -> Result<ExitCode> {
 
 fn contains(a: ContainsArgs) -> Result<ExitCode> {
     let f = load(&a.filter)?;
-    let mut out = crate::output::stdout();
-    let mut all = true;
-    for item in &a.items {
-        let bytes = if a.hex {
-            input::parse_hex(item)?
-        } else {
-            item.as_bytes().to_vec()
-        };
-        let maybe = f.contains(&bytes, a.at);
-        all &= maybe;
-        if a.json {
-            crate::output::json_line(
-                &mut out,
-                &serde_json::json!({"item": item, "position": a.at, "maybe": maybe}),
-            )?;
-        } else {
-            writeln!(out, "{}\t{item}", if maybe { "maybe" } else { "no" })?;
-        }
-    }
-    out.flush()?;
-    Ok(if all {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    let answers = super::Answers {
+        extra: Some(("position", a.at.into())),
+        ..super::Answers::maybe(a.json)
+    };
+    answers.print(a.items.iter().map(|item| {
+        let bytes = input::item_bytes(item, a.hex)?;
+        Ok((item.as_str(), f.contains(&bytes, a.at)))
+    }))
 }
 
 fn info(a: InfoArgs) -> Result<ExitCode> {
