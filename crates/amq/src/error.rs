@@ -99,6 +99,15 @@ pub enum Error {
 }
 
 impl Error {
+    /// [`Error::ShapeMismatch`] for the first `(field, left, right)` whose sides differ, or
+    /// `Ok` if every pair agrees: how two filters are checked before a union.
+    pub(crate) fn check_same_shape(pairs: &[(&'static str, u64, u64)]) -> Result<()> {
+        match pairs.iter().find(|p| p.1 != p.2) {
+            Some(&(field, left, right)) => Err(Error::ShapeMismatch { field, left, right }),
+            None => Ok(()),
+        }
+    }
+
     /// Shorthand for [`Error::InvalidParameter`].
     pub fn invalid(name: &'static str, reason: impl Into<String>) -> Self {
         Error::InvalidParameter {

@@ -244,17 +244,11 @@ impl BlockedBloomFilter {
     }
 
     fn check_shape(&self, other: &Self) -> Result<()> {
-        let pairs = [
+        Error::check_same_shape(&[
             ("m", self.m(), other.m()),
             ("k", u64::from(self.k), u64::from(other.k)),
             ("seed", self.seed, other.seed),
-        ];
-        for (field, left, right) in pairs {
-            if left != right {
-                return Err(Error::ShapeMismatch { field, left, right });
-            }
-        }
-        Ok(())
+        ])
     }
 
     /// Union; the same filter as one built from both item sets.

@@ -158,17 +158,11 @@ impl BloomFilter {
     }
 
     fn check_shape(&self, other: &Self) -> Result<()> {
-        let pairs = [
+        Error::check_same_shape(&[
             ("m", self.m(), other.m()),
             ("k", u64::from(self.k), u64::from(other.k)),
             ("seed", self.seed, other.seed),
-        ];
-        for (field, left, right) in pairs {
-            if left != right {
-                return Err(Error::ShapeMismatch { field, left, right });
-            }
-        }
-        Ok(())
+        ])
     }
 
     /// Union: afterwards `self` answers "maybe" for every item of either filter. It is the

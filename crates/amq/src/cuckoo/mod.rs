@@ -898,17 +898,11 @@ impl CuckooFilter {
     }
 
     fn check_shape(&self, other: &Self) -> Result<()> {
-        let pairs = [
+        Error::check_same_shape(&[
             ("buckets", self.buckets, other.buckets),
             ("fingerprint_bits", u64::from(self.f), u64::from(other.f)),
             ("seed", self.seed, other.seed),
-        ];
-        for (field, left, right) in pairs {
-            if left != right {
-                return Err(Error::ShapeMismatch { field, left, right });
-            }
-        }
-        Ok(())
+        ])
     }
 
     /// Union as multisets: every fingerprint of `other` is inserted into `self` (from the
