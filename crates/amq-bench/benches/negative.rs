@@ -21,8 +21,14 @@ use std::time::Duration;
 
 /// A random cyclic permutation (Sattolo's algorithm): following `next[i]` from any start visits
 /// every slot once, in random order, so each read misses the cache and depends on the last.
+///
+/// Allocated like the cache's own table (`amq::bits::try_zeroed`, which asks Linux for
+/// transparent huge pages at this size), so both pay the same TLB costs.
 fn pointer_cycle(words: usize, rng: &mut StdRng) -> Vec<u64> {
-    let mut next: Vec<u64> = (0..words as u64).collect();
+    let mut next: Vec<u64> = amq::bits::try_zeroed(words as u64, "words").unwrap();
+    for (i, x) in next.iter_mut().enumerate() {
+        *x = i as u64;
+    }
     for i in (1..words).rev() {
         let j = rng.random_range(0..i);
         next.swap(i, j);

@@ -191,8 +191,9 @@ fn advise_huge_pages<T>(memory: &mut [core::mem::MaybeUninit<T>]) {
     // `first` is page-aligned as madvise requires. MADV_HUGEPAGE only sets the paging policy
     // of the range: it never changes its contents or whether it is mapped, so no Rust value
     // is affected. An error (THP not built in: EINVAL) leaves the policy as it was and is
-    // ignored. It pays: a miss lookup in a 10⁷-item cuckoo filter (21 MB) fell from 68 to
-    // 49 ns (BENCHMARKS.md, "cuckoo").
+    // ignored. It pays: a miss lookup in a 10⁷-item cuckoo filter fell from 68 to 54–62 ns
+    // with 16-bit fingerprints (21 MB) and from 62 to 38–49 ns with 12-bit ones (16 MB), in
+    // two runs each (BENCHMARKS.md, "cuckoo").
     unsafe {
         libc::madvise(first as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
     }

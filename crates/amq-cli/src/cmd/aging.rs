@@ -82,18 +82,11 @@ struct InsertArgs {
 struct ContainsArgs {
     /// The .amq filter.
     filter: PathBuf,
-    /// The items.
-    #[arg(required = true)]
-    items: Vec<String>,
+    #[command(flatten)]
+    items: super::ItemArgs,
     /// The time in seconds since the Unix epoch (default: the system clock).
     #[arg(long)]
     now: Option<u64>,
-    /// Items are hex (an optional 0x).
-    #[arg(long)]
-    hex: bool,
-    /// One JSON object per item: {"item": ..., "maybe": true|false}.
-    #[arg(long)]
-    json: bool,
 }
 
 /// Show the shape, the generations and the false-positive rate.
@@ -165,10 +158,8 @@ fn insert(a: InsertArgs) -> Result<ExitCode> {
 
 fn contains(a: ContainsArgs) -> Result<ExitCode> {
     let f = load(&a.filter, a.now)?;
-    super::Answers::maybe(a.json).print(a.items.iter().map(|item| {
-        let bytes = input::item_bytes(item, a.hex)?;
-        Ok((item.as_str(), f.contains(&bytes)))
-    }))
+    a.items
+        .answer(super::Answers::maybe(false), |bytes| f.contains(bytes))
 }
 
 fn info(a: InfoArgs) -> Result<ExitCode> {

@@ -14,22 +14,13 @@ use std::process::ExitCode;
 pub struct Args {
     /// The .amq filter.
     filter: PathBuf,
-    /// The items.
-    #[arg(required = true)]
-    items: Vec<String>,
-    /// Items are hex (an optional 0x).
-    #[arg(long)]
-    hex: bool,
-    /// One JSON object per item: {"item": ..., "maybe": true|false}.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    items: super::ItemArgs,
 }
 
 /// Runs `amq contains`.
 pub fn run(a: Args) -> Result<ExitCode> {
     let filter = super::load_filter(&a.filter)?;
-    super::Answers::maybe(a.json).print(a.items.iter().map(|item| {
-        let bytes = crate::input::item_bytes(item, a.hex)?;
-        Ok((item.as_str(), filter.contains(&bytes)))
-    }))
+    a.items
+        .answer(super::Answers::maybe(false), |bytes| filter.contains(bytes))
 }

@@ -80,6 +80,38 @@ impl Answers {
     }
 }
 
+/// Items given on the command line, for the `contains` commands.
+#[derive(clap::Args, Debug)]
+pub struct ItemArgs {
+    /// The items.
+    #[arg(required = true)]
+    pub items: Vec<String>,
+    /// Items are hex (an optional 0x).
+    #[arg(long)]
+    pub hex: bool,
+    /// One JSON object per item, {"item": ..., and the answer}.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl ItemArgs {
+    /// Asks `test` about each item (its bytes) and prints the answers as `answers` says.
+    pub fn answer(
+        &self,
+        answers: Answers,
+        mut test: impl FnMut(&[u8]) -> bool,
+    ) -> Result<ExitCode> {
+        Answers {
+            json: self.json,
+            ..answers
+        }
+        .print(self.items.iter().map(|item| {
+            let bytes = crate::input::item_bytes(item, self.hex)?;
+            Ok((item.as_str(), test(&bytes)))
+        }))
+    }
+}
+
 /// Exit status 0 if `all` held, 1 otherwise.
 pub fn exit_all(all: bool) -> ExitCode {
     if all {

@@ -78,18 +78,11 @@ struct InsertArgs {
 struct ContainsArgs {
     /// The .amq cache.
     filter: PathBuf,
-    /// The items.
-    #[arg(required = true)]
-    items: Vec<String>,
+    #[command(flatten)]
+    items: super::ItemArgs,
     /// The time in seconds since the Unix epoch (default: the system clock).
     #[arg(long)]
     now: Option<u64>,
-    /// Items are hex (an optional 0x).
-    #[arg(long)]
-    hex: bool,
-    /// One JSON object per item: {"item": ..., "present": true|false}.
-    #[arg(long)]
-    json: bool,
 }
 
 /// Forget items (exit 1 if any was not held).
@@ -170,12 +163,9 @@ fn contains(a: ContainsArgs) -> Result<ExitCode> {
     let answers = super::Answers {
         key: "present",
         words: ("present", "absent"),
-        ..super::Answers::maybe(a.json)
+        ..super::Answers::maybe(false)
     };
-    answers.print(a.items.iter().map(|item| {
-        let bytes = input::item_bytes(item, a.hex)?;
-        Ok((item.as_str(), c.contains(&bytes)))
-    }))
+    a.items.answer(answers, |bytes| c.contains(bytes))
 }
 
 fn remove(a: RemoveArgs) -> Result<ExitCode> {

@@ -89,15 +89,8 @@ struct ContainsArgs {
     /// The position L the items were inserted at.
     #[arg(long)]
     at: u64,
-    /// The items.
-    #[arg(required = true)]
-    items: Vec<String>,
-    /// Items are hex (an optional 0x).
-    #[arg(long)]
-    hex: bool,
-    /// One JSON object per item: {"item": ..., "position": L, "maybe": true|false}.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    items: super::ItemArgs,
 }
 
 /// Show the shape, the window position, the archive and the expected false-positive rate.
@@ -190,12 +183,9 @@ fn contains(a: ContainsArgs) -> Result<ExitCode> {
     let f = load(&a.filter)?;
     let answers = super::Answers {
         extra: Some(("position", a.at.into())),
-        ..super::Answers::maybe(a.json)
+        ..super::Answers::maybe(false)
     };
-    answers.print(a.items.iter().map(|item| {
-        let bytes = input::item_bytes(item, a.hex)?;
-        Ok((item.as_str(), f.contains(&bytes, a.at)))
-    }))
+    a.items.answer(answers, |bytes| f.contains(bytes, a.at))
 }
 
 fn info(a: InfoArgs) -> Result<ExitCode> {
