@@ -3,6 +3,10 @@
 //! Exit status: 0 success or "maybe present"; 1 "definitely absent" or a failed check;
 //! 2 an error (one `error: ...` line on stderr). A closed pipe is not an error.
 
+// The doc comments of the argument structs are the `--help` text, written for a terminal:
+// `<name>` there is a placeholder, not HTML.
+#![allow(rustdoc::invalid_html_tags)]
+
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 

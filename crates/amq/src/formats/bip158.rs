@@ -119,7 +119,7 @@ impl BlockFilter {
     /// which are deduplicated (a set) before N is counted.
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] if there are 2³² or more distinct elements.
+    /// [`Error::InvalidParameter`](crate::Error::InvalidParameter) if there are 2³² or more distinct elements.
     pub fn build<E: AsRef<[u8]>>(block_hash: &[u8; 32], elements: &[E]) -> Result<Self> {
         Self::build_with(block_hash, P, M, elements)
     }
@@ -169,8 +169,8 @@ impl BlockFilter {
     /// checks all of them).
     ///
     /// # Errors
-    /// [`Error::Truncated`] for a short prefix or too few bytes for N codes;
-    /// [`Error::Corrupt`] for a non-minimal CompactSize; [`Error::InvalidParameter`] for
+    /// [`Error::Truncated`](crate::Error::Truncated) for a short prefix or too few bytes for N codes;
+    /// [`Error::Corrupt`](crate::Error::Corrupt) for a non-minimal CompactSize; [`Error::InvalidParameter`](crate::Error::InvalidParameter) for
     /// N ≥ 2³² or bad P, M.
     ///
     /// # Panics

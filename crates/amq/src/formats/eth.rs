@@ -45,7 +45,7 @@
 mod index;
 mod json;
 
-pub use index::{Candidates, LogsBloomIndex};
+pub use index::{Candidates, LogsBloomIndex, INDEX_MAGIC, INDEX_VERSION};
 pub use json::{Block, Entries, Entry, Log, Receipt};
 
 use crate::error::{Error, Result};
