@@ -7,6 +7,8 @@
 
 use libfuzzer_sys::fuzz_target;
 
+mod common;
+
 fn check(data: &[u8]) {
     if let Ok(filter) = amq::AnyFilter::from_bytes(data) {
         assert_eq!(filter.to_bytes(), data);
@@ -17,12 +19,7 @@ fn check(data: &[u8]) {
 }
 
 fuzz_target!(|data: &[u8]| {
-    check(data);
-    if data.len() >= 8 {
-        let mut fixed = data.to_vec();
-        let body = fixed.len() - 8;
-        let sum = amq::hash::checksum64(&fixed[..body]);
-        fixed[body..].copy_from_slice(&sum.to_le_bytes());
-        check(&fixed);
+    for data in common::with_fixed_checksum(data) {
+        check(&data);
     }
 });
