@@ -27,7 +27,8 @@ pub struct Args {
 #[derive(clap::Subcommand, Debug)]
 enum Command {
     New(NewArgs),
-    Insert(InsertArgs),
+    /// Insert items (one per line) into the current generation.
+    Insert(super::ClockedInsertArgs),
     Contains(ContainsArgs),
     Info(InfoArgs),
 }
@@ -54,27 +55,8 @@ struct NewArgs {
     /// The bound on the false-positive rate ε over all generations (0.01 or 1%).
     #[arg(long, value_parser = parse_fpr)]
     fpr: f64,
-    /// The hash seed.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
-    /// The .amq file to write.
-    #[arg(long, short = 'o')]
-    output: PathBuf,
-}
-
-/// Insert items (one per line) into the current generation.
-#[derive(clap::Args, Debug)]
-struct InsertArgs {
-    /// The .amq filter, updated in place.
-    filter: PathBuf,
-    /// The time in seconds since the Unix epoch (default: the system clock).
-    #[arg(long)]
-    now: Option<u64>,
-    /// Items are hex, one per line (an optional 0x).
-    #[arg(long)]
-    hex: bool,
-    /// Input files (default: stdin; `-` is stdin).
-    files: Vec<PathBuf>,
+    #[command(flatten)]
+    out: super::NewOutput,
 }
 
 /// Ask whether items were seen within the window: `maybe` or `no` (exit 1 if any is `no`).
@@ -120,13 +102,13 @@ pub fn run(a: Args) -> Result<ExitCode> {
 
 fn new(a: NewArgs) -> Result<ExitCode> {
     let f = match (a.window, a.window_seconds, a.items_per_generation) {
-        (Some(w), None, _) => AgingBloom::with_window(w, a.generations, a.fpr, a.seed)?,
+        (Some(w), None, _) => AgingBloom::with_window(w, a.generations, a.fpr, a.out.seed)?,
         (None, Some(t), Some(c)) => {
-            AgingBloom::with_time_window(t, a.generations, c, a.fpr, a.seed)?
+            AgingBloom::with_time_window(t, a.generations, c, a.fpr, a.out.seed)?
         }
         _ => bail!("give --window, or --window-seconds with --items-per-generation"),
     };
-    write_atomically(&a.output, &f.to_bytes())?;
+    write_atomically(&a.out.output, &f.to_bytes())?;
     let rotation = match f.rotation() {
         Rotation::Count(c) => format!("every {c} insertions"),
         Rotation::Time(d) => format!("every {d} s"),
@@ -142,7 +124,7 @@ fn new(a: NewArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn insert(a: InsertArgs) -> Result<ExitCode> {
+fn insert(a: super::ClockedInsertArgs) -> Result<ExitCode> {
     let mut f = load(&a.filter, a.now)?;
     let mut count = 0u64;
     input::for_each_item(&a.files, a.hex, |item| {

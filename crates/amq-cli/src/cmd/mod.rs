@@ -80,6 +80,33 @@ impl Answers {
     }
 }
 
+/// Where `new` writes an empty structure, and its hash seed.
+#[derive(clap::Args, Debug)]
+pub struct NewOutput {
+    /// The hash seed.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// The .amq file to write.
+    #[arg(long, short = 'o')]
+    pub output: std::path::PathBuf,
+}
+
+/// `insert` into a structure whose entries age with a clock: items one per line from files
+/// or stdin.
+#[derive(clap::Args, Debug)]
+pub struct ClockedInsertArgs {
+    /// The .amq file, updated in place.
+    pub filter: std::path::PathBuf,
+    /// The time in seconds since the Unix epoch (default: the system clock).
+    #[arg(long)]
+    pub now: Option<u64>,
+    /// Items are hex, one per line (an optional 0x).
+    #[arg(long)]
+    pub hex: bool,
+    /// Input files (default: stdin; `-` is stdin).
+    pub files: Vec<std::path::PathBuf>,
+}
+
 /// Items given on the command line, for the `contains` commands.
 #[derive(clap::Args, Debug)]
 pub struct ItemArgs {

@@ -28,7 +28,8 @@ pub struct Args {
 #[derive(clap::Subcommand, Debug)]
 enum Command {
     New(NewArgs),
-    Insert(InsertArgs),
+    /// Insert items (one per line).
+    Insert(super::ClockedInsertArgs),
     Contains(ContainsArgs),
     Remove(RemoveArgs),
     Info(InfoArgs),
@@ -50,27 +51,8 @@ struct NewArgs {
     /// Entries expire this many seconds after their insertion (costs 8 bytes per slot).
     #[arg(long)]
     ttl: Option<u64>,
-    /// The hash seed.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
-    /// The .amq file to write.
-    #[arg(long, short = 'o')]
-    output: PathBuf,
-}
-
-/// Insert items (one per line).
-#[derive(clap::Args, Debug)]
-struct InsertArgs {
-    /// The .amq cache, updated in place.
-    filter: PathBuf,
-    /// The time in seconds since the Unix epoch (default: the system clock).
-    #[arg(long)]
-    now: Option<u64>,
-    /// Items are hex, one per line (an optional 0x).
-    #[arg(long)]
-    hex: bool,
-    /// Input files (default: stdin; `-` is stdin).
-    files: Vec<PathBuf>,
+    #[command(flatten)]
+    out: super::NewOutput,
 }
 
 /// Ask about items: `present` (definitely) or `absent` (maybe) for each.
@@ -129,11 +111,11 @@ pub fn run(a: Args) -> Result<ExitCode> {
 }
 
 fn new(a: NewArgs) -> Result<ExitCode> {
-    let mut c = NegativeCache::new(a.l, a.b, a.ways, a.seed)?;
+    let mut c = NegativeCache::new(a.l, a.b, a.ways, a.out.seed)?;
     if let Some(ttl) = a.ttl {
         c = c.with_ttl(ttl)?;
     }
-    write_atomically(&a.output, &c.to_bytes())?;
+    write_atomically(&a.out.output, &c.to_bytes())?;
     eprintln!(
         "created negative cache: 2^{} slots of {} bits in sets of {}, {} bytes, false positives at most {:.3e}",
         a.l,
@@ -145,7 +127,7 @@ fn new(a: NewArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn insert(a: InsertArgs) -> Result<ExitCode> {
+fn insert(a: super::ClockedInsertArgs) -> Result<ExitCode> {
     let mut c = load(&a.filter, a.now)?;
     let mut count = 0u64;
     input::for_each_item(&a.files, a.hex, |item| {

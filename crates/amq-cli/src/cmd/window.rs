@@ -55,12 +55,8 @@ struct NewArgs {
     /// k, the indices per item.
     #[arg(long)]
     hashes: Option<u32>,
-    /// The hash seed.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
-    /// The .amq file to write.
-    #[arg(long, short = 'o')]
-    output: PathBuf,
+    #[command(flatten)]
+    out: super::NewOutput,
 }
 
 /// Insert items (one per line) at the next positions, or from --at on; print each position.
@@ -138,8 +134,8 @@ fn new(a: NewArgs) -> Result<ExitCode> {
         .try_into()
         .context("--hashes is too large")?,
     };
-    let f = SlidingWindowBloom::new(params, a.seed)?;
-    write_atomically(&a.output, &f.to_bytes())?;
+    let f = SlidingWindowBloom::new(params, a.out.seed)?;
+    write_atomically(&a.out.output, &f.to_bytes())?;
     eprintln!(
         "created sliding-window bloom: W = {} bits, S = {} bits, B = {}, k = {} ({} bytes of window)",
         params.window_bits,
