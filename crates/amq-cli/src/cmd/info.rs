@@ -94,7 +94,11 @@ pub fn run(a: Args) -> Result<ExitCode> {
         writeln!(out, "estimated fpr    {:.6e}", i.estimated_fpr)?;
         writeln!(out, "bytes            {}", i.bytes)?;
         for (name, value) in &i.extra {
-            writeln!(out, "{:<16} {}", name.replace('_', " "), value)?;
+            let text = match number(*value) {
+                serde_json::Value::Number(n) if n.is_i64() => n.to_string(),
+                _ => format!("{value:.6}"),
+            };
+            writeln!(out, "{:<16} {text}", name.replace('_', " "))?;
         }
     }
     out.flush()?;
