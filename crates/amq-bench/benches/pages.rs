@@ -1,0 +1,94 @@
+//! Does asking for transparent huge pages pay? Random 8-byte reads from a table allocated by
+//! `amq::bits::try_zeroed` (which marks tables of `HUGE_PAGE_MIN_BYTES` and more
+//! `MADV_HUGEPAGE` on Linux) against the same table on ordinary 4-KiB pages (`vec!`), in one
+//! run, at sizes around and far past the L3 and the TLB's reach.
+//!
+//! * `independent`: 1,024 reads at random indices per iteration (throughput: the CPU
+//!   overlaps the misses, as in a filter's batch of lookups).
+//! * `dependent`: a pointer chase over a random cycle through every word (latency: each read
+//!   waits for the previous one, as in one lookup).
+//!
+//! Before the benchmarks it prints how much of the process is on huge pages
+//! (`AnonHugePages` of /proc/self/smaps_rollup): 0 where THP is off.
+//!
+//! Run: `cargo bench -p amq-bench --bench pages`.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use std::hint::black_box;
+use std::time::Duration;
+
+/// A random cycle through all `next.len()` words (Sattolo's algorithm).
+fn make_cycle(next: &mut [u64], rng: &mut StdRng) {
+    for (i, x) in next.iter_mut().enumerate() {
+        *x = i as u64;
+    }
+    for i in (1..next.len()).rev() {
+        let j = rng.random_range(0..i);
+        next.swap(i, j);
+    }
+}
+
+fn huge_pages_kib() -> String {
+    std::fs::read_to_string("/proc/self/smaps_rollup")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("AnonHugePages"))
+                .map(|l| l.split_whitespace().nth(1).unwrap_or("?").to_string())
+        })
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn bench(c: &mut Criterion) {
+    let mut rng = StdRng::seed_from_u64(11);
+    for mib in [32usize, 64, 256, 1024] {
+        let words = mib << 17; // MiB of u64
+        let before = huge_pages_kib();
+        let mut advised: Vec<u64> = amq::bits::try_zeroed(words as u64, "words").unwrap();
+        let after = huge_pages_kib();
+        let mut plain: Vec<u64> = vec![0u64; words];
+        make_cycle(&mut advised, &mut rng);
+        plain.copy_from_slice(&advised);
+        eprintln!(
+            "pages: {mib} MiB table; AnonHugePages {before} kB before the advised table, \
+             {after} kB after it, {} kB with both filled",
+            huge_pages_kib()
+        );
+        let indices: Vec<usize> = (0..1 << 20).map(|_| rng.random_range(0..words)).collect();
+        let mut g = c.benchmark_group("pages");
+        g.sample_size(10)
+            .warm_up_time(Duration::from_millis(500))
+            .measurement_time(Duration::from_secs(2));
+        for (name, table) in [("huge", &advised), ("4k", &plain)] {
+            let mut at = 0usize;
+            g.throughput(Throughput::Elements(1024));
+            g.bench_function(
+                BenchmarkId::new(format!("independent/{mib}MiB"), name),
+                |b| {
+                    b.iter(|| {
+                        at = (at + 1024) % indices.len();
+                        indices[at..at + 1024]
+                            .iter()
+                            .map(|&i| table[i])
+                            .fold(0u64, u64::wrapping_add)
+                    })
+                },
+            );
+            let mut p = 0usize;
+            g.throughput(Throughput::Elements(1));
+            g.bench_function(BenchmarkId::new(format!("dependent/{mib}MiB"), name), |b| {
+                b.iter(|| {
+                    p = table[p] as usize;
+                    p
+                })
+            });
+        }
+        g.finish();
+        black_box((&advised, &plain));
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
