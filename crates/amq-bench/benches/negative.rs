@@ -19,20 +19,12 @@ use rand::{Rng, SeedableRng};
 use std::hint::black_box;
 use std::time::Duration;
 
-/// A random cyclic permutation (Sattolo's algorithm): following `next[i]` from any start visits
-/// every slot once, in random order, so each read misses the cache and depends on the last.
-///
-/// Allocated like the cache's own table (`amq::bits::try_zeroed`, which asks Linux for
-/// transparent huge pages at this size), so both pay the same TLB costs.
+/// A random cycle through `words` words (`amq_bench::random_cycle`), allocated like the cache's
+/// own table (`amq::bits::try_zeroed`: huge pages from 64 MiB on Linux), so both pay the same
+/// TLB costs.
 fn pointer_cycle(words: usize, rng: &mut StdRng) -> Vec<u64> {
     let mut next: Vec<u64> = amq::bits::try_zeroed(words as u64, "words").unwrap();
-    for (i, x) in next.iter_mut().enumerate() {
-        *x = i as u64;
-    }
-    for i in (1..words).rev() {
-        let j = rng.random_range(0..i);
-        next.swap(i, j);
-    }
+    amq_bench::random_cycle(&mut next, |i| rng.random_range(0..i));
     next
 }
 

@@ -19,17 +19,6 @@ use rand::{Rng, SeedableRng};
 use std::hint::black_box;
 use std::time::Duration;
 
-/// A random cycle through all `next.len()` words (Sattolo's algorithm).
-fn make_cycle(next: &mut [u64], rng: &mut StdRng) {
-    for (i, x) in next.iter_mut().enumerate() {
-        *x = i as u64;
-    }
-    for i in (1..next.len()).rev() {
-        let j = rng.random_range(0..i);
-        next.swap(i, j);
-    }
-}
-
 fn huge_pages_kib() -> String {
     std::fs::read_to_string("/proc/self/smaps_rollup")
         .ok()
@@ -49,7 +38,7 @@ fn bench(c: &mut Criterion) {
         let mut advised: Vec<u64> = amq::bits::try_zeroed(words as u64, "words").unwrap();
         let after = huge_pages_kib();
         let mut plain: Vec<u64> = vec![0u64; words];
-        make_cycle(&mut advised, &mut rng);
+        amq_bench::random_cycle(&mut advised, |i| rng.random_range(0..i));
         plain.copy_from_slice(&advised);
         eprintln!(
             "pages: {mib} MiB table; AnonHugePages {before} kB before the advised table, \
