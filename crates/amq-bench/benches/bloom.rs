@@ -334,7 +334,7 @@ fn bench_n(c: &mut Criterion, n: u64, label: &str) {
         g.finish();
     }
 
-    // ---- batched against single queries (blocked: prefetching) -------------------------------
+    // ---- batched against single queries (both prefetch) ---------------------------------------
     let mut out = vec![false; QUERIES];
     for (kind, queries) in [("pos", &d.pos), ("neg", &d.neg)] {
         let refs: Vec<&u64> = queries.iter().collect();

@@ -169,6 +169,29 @@ pub fn try_zeroed<T: Clone + Default>(n: u64, what: &'static str) -> Result<Vec<
     Ok(v)
 }
 
+/// Asks the CPU to bring the cache line holding `p` into all cache levels, without waiting for
+/// it: the batched queries of every filter call this for the item some way ahead of the one
+/// they test, so the cache misses of a large table overlap. A hint only; elsewhere than
+/// x86-64 it does nothing.
+#[inline(always)]
+#[allow(unsafe_code)]
+pub fn prefetch<T>(p: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `_mm_prefetch` is a hint: it never faults and never changes memory, and `p` is a
+    // valid reference in any case. SSE is part of the x86-64 baseline. It pays
+    // (BENCHMARKS.md): `contains_batch` of the blocked Bloom filter at n = 10^7 takes 0.61×
+    // the time of single queries, and without the prefetch the same loop took 3–4× as long;
+    // the cuckoo filter's batch miss costs 16 ns against 62 ns single; the classic Bloom
+    // filter's batch at 10^7 costs 18 ns per member against 66 ns single.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
+            (p as *const T).cast::<i8>(),
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// The smallest table [`try_zeroed`] asks huge pages for: 64 MiB.
 ///
 /// Measured (`cargo bench -p amq-bench --bench pages`, BENCHMARKS.md "pages"): random reads

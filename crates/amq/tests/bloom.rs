@@ -58,16 +58,33 @@ proptest! {
     fn batched_and_single_queries_agree(
         queries in proptest::collection::vec(any::<u64>(), 0..200),
         seed in any::<u64>(),
+        k in 1u32..20,
     ) {
+        // members and non-members alike: half the queries are inserted items
         let mut f = BlockedBloomFilter::new(4096, 6, seed).unwrap();
-        for i in 0u64..400 {
+        let mut g = BloomFilter::new(3001, k, seed).unwrap();
+        for q in queries.iter().step_by(2) {
+            f.insert(q).unwrap();
+            g.insert(q).unwrap();
+        }
+        for i in 0u64..200 {
             f.insert(&i).unwrap();
+            g.insert(&i).unwrap();
         }
         let refs: Vec<&u64> = queries.iter().collect();
-        let mut out = vec![false; refs.len()];
+        let hashes: Vec<u128> = queries.iter().map(|q| g.hash(q)).collect();
+        let (mut out, mut out_g, mut out_h) =
+            (vec![false; refs.len()], vec![false; refs.len()], vec![false; refs.len()]);
         f.contains_batch(&refs, &mut out);
-        for (q, got) in queries.iter().zip(out) {
-            prop_assert_eq!(f.contains(q), got);
+        g.contains_batch(&refs, &mut out_g);
+        g.contains_hash_batch(&hashes, &mut out_h);
+        for (i, q) in queries.iter().enumerate() {
+            prop_assert_eq!(f.contains(q), out[i]);
+            prop_assert_eq!(g.contains(q), out_g[i]);
+            prop_assert_eq!(g.contains(q), out_h[i]);
+            if i % 2 == 0 {
+                prop_assert!(out[i] && out_g[i]);
+            }
         }
     }
 }
@@ -356,4 +373,29 @@ fn a_consistent_but_lying_header_is_refused() {
         &[0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0],
     );
     assert!(BloomFilter::from_bytes(&bytes).is_err());
+}
+
+/// A classic filter of 4 MiB or more takes the prefetching batch path: it answers as the
+/// single queries do, members included.
+#[test]
+fn large_classic_filter_batches_agree_with_single_queries() {
+    let mut f = BloomFilter::new(5 << 23, 7, 3).unwrap(); // 5 MiB of bits
+    assert!(f.size_bytes() >= 4 << 20);
+    for i in (0u64..20_000).step_by(2) {
+        f.insert(&i).unwrap();
+    }
+    let queries: Vec<u64> = (0..20_000).collect();
+    let refs: Vec<&u64> = queries.iter().collect();
+    let hashes: Vec<u128> = queries.iter().map(|q| f.hash(q)).collect();
+    let (mut out, mut out_h) = (vec![false; refs.len()], vec![false; refs.len()]);
+    f.contains_batch(&refs, &mut out);
+    f.contains_hash_batch(&hashes, &mut out_h);
+    for (i, q) in queries.iter().enumerate() {
+        assert_eq!(out[i], f.contains(q), "item {q}");
+        assert_eq!(out_h[i], out[i], "item {q}");
+        if q % 2 == 0 {
+            assert!(out[i], "member {q} missed");
+        }
+    }
+    assert!(out.iter().filter(|&&x| x).count() >= 10_000);
 }

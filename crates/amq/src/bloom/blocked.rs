@@ -38,24 +38,6 @@ fn block_set<const K: u32>(block: &mut Block, h: u128, k: u32) -> bool {
     new & 1 == 1
 }
 
-/// Prefetches the cache line at `p` into all cache levels. A hint only: it never faults.
-#[inline(always)]
-#[allow(unsafe_code)]
-fn prefetch<T>(p: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: `_mm_prefetch` is a hint that never dereferences in a way that can fault, and
-    // `p` is a valid reference in any case. SSE is part of the x86_64 baseline. It pays: the
-    // batched queries of crates/amq-bench/benches/bloom.rs (`bloom/1e7/batch-*`) take about a
-    // third of the time with it than with the same loop without it (BENCHMARKS.md, "bloom").
-    unsafe {
-        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
-            (p as *const T).cast::<i8>(),
-        );
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
-
 /// A blocked Bloom filter: each item sets k bits inside one 512-bit (64-byte) block, so an
 /// insert or a query touches a single cache line.
 ///
@@ -201,11 +183,11 @@ impl BlockedBloomFilter {
     #[inline(always)]
     fn hash_batch<const K: u32>(&self, hashes: &[u128], out: &mut [bool]) {
         for &h in hashes.iter().take(AHEAD) {
-            prefetch(self.block(h));
+            crate::bits::prefetch(self.block(h));
         }
         for (i, (o, &h)) in out.iter_mut().zip(hashes).enumerate() {
             if let Some(&next) = hashes.get(i + AHEAD) {
-                prefetch(self.block(next));
+                crate::bits::prefetch(self.block(next));
             }
             *o = block_has::<K>(self.block(h), h, self.k);
         }
@@ -221,7 +203,7 @@ impl BlockedBloomFilter {
         let fetch = |item: &T| {
             let h = self.hash(item);
             let b = block_index(h, n) as usize;
-            prefetch(&self.blocks[b]);
+            crate::bits::prefetch(&self.blocks[b]);
             (h, b)
         };
         for (slot, item) in ahead.iter_mut().zip(items) {

@@ -60,24 +60,6 @@ const PAD: usize = 8;
 /// How many items ahead the batched queries prefetch.
 const AHEAD: usize = 16;
 
-/// Asks the CPU to bring the cache line of `table[offset]` in, without waiting for it.
-#[inline(always)]
-#[allow(unsafe_code)]
-fn prefetch(table: &[u8], offset: usize) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: `_mm_prefetch` is a hint: it never faults and never changes memory, whatever
-    // the address (which is in or just past `table` anyway). SSE is part of the x86_64
-    // baseline. It pays: `contains_batch` over 1,024 keys of a 10⁷-item filter takes well
-    // under the time of 1,024 `contains` calls (BENCHMARKS.md, "cuckoo", `lookup-batch`).
-    unsafe {
-        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
-            table.as_ptr().wrapping_add(offset).cast::<i8>(),
-        );
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (table, offset);
-}
-
 /// Where a query looks: its two buckets and its fingerprint.
 #[derive(Debug, Clone, Copy, Default)]
 struct Probe {
@@ -687,8 +669,8 @@ impl CuckooFilter {
     fn batch<const F: u32>(&self, n: usize, probe_of: impl Fn(usize) -> Probe, out: &mut [bool]) {
         let fetch = |j: usize| {
             let p = probe_of(j);
-            prefetch(&self.table, p.i1 as usize * Lanes::<F>::BYTES);
-            prefetch(&self.table, p.i2 as usize * Lanes::<F>::BYTES);
+            crate::bits::prefetch(&self.table[p.i1 as usize * Lanes::<F>::BYTES]);
+            crate::bits::prefetch(&self.table[p.i2 as usize * Lanes::<F>::BYTES]);
             p
         };
         let mut ring = [Probe::default(); AHEAD];
