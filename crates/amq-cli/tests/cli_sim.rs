@@ -164,6 +164,52 @@ fn cuckoo_fills_past_95_percent_tracks_the_formula_and_deletes_without_false_neg
 }
 
 #[test]
+fn aging_remembers_the_window_forgets_the_rest_and_keeps_its_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let queries = 40_000.0;
+    let v = sim(
+        &[
+            "aging",
+            "--window",
+            "3000",
+            "--generations",
+            "4",
+            "--fpr",
+            "0.02",
+            "--n",
+            "30000",
+            "--points",
+            "12",
+            "--queries",
+            "40000",
+        ],
+        dir.path(),
+    );
+    assert_eq!(v["false_negatives_in_window"], 0);
+    let bound = v["fpr_bound"].as_f64().unwrap();
+    assert!(bound <= 0.02, "{bound}");
+    let csv = std::fs::read_to_string(v["csv"].as_str().unwrap()).unwrap();
+    let mut forgotten_checked = 0;
+    for line in csv.lines().skip(1) {
+        let r: Vec<&str> = line.split(',').collect();
+        let (got, expected): (f64, f64) = (r[3].parse().unwrap(), r[4].parse().unwrap());
+        let sigma = (expected * (1.0 - expected) / queries).sqrt();
+        assert!((got - expected).abs() <= 4.0 * sigma + 1e-4, "{line}");
+        assert!(expected <= bound * (1.0 + 1e-9), "{line}");
+        assert_eq!(r[7], "0", "an item of the window was missed: {line}");
+        // items older than g·c: forgotten, so they answer "maybe" only as often as fresh ones
+        let old_queries: f64 = r[8].parse().unwrap();
+        if old_queries >= 1000.0 {
+            let old: f64 = r[10].parse().unwrap();
+            let old_sigma = (bound * (1.0 - bound) / old_queries).sqrt();
+            assert!(old <= bound + 4.0 * old_sigma + 1e-4, "{line}");
+            forgotten_checked += 1;
+        }
+    }
+    assert!(forgotten_checked >= 6, "{csv}");
+}
+
+#[test]
 fn bad_parameters_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     amq()

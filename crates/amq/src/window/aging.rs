@@ -163,7 +163,7 @@ impl AgingBloom<NoClock> {
             ));
         }
         let c = window.div_ceil(u64::from(generations - 1));
-        let (m, k) = math::bloom_size(c, per_generation_fpr(fpr, generations)?, None)?;
+        let (m, k) = generation_size(c, per_generation_fpr(fpr, generations)?)?;
         Self::new(m, k, generations, Rotation::Count(c), seed)
     }
 
@@ -193,13 +193,22 @@ impl AgingBloom<NoClock> {
             ));
         }
         let delta = window.div_ceil(u64::from(generations - 1));
-        let (m, k) = math::bloom_size(
-            items_per_generation,
-            per_generation_fpr(fpr, generations)?,
-            None,
-        )?;
+        let (m, k) = generation_size(items_per_generation, per_generation_fpr(fpr, generations)?)?;
         Self::new(m, k, generations, Rotation::Time(delta), seed)
     }
+}
+
+/// m and k for one generation of `c` items at rate `per`: [`math::bloom_size`] (the classic
+/// formula), then m grown until the exact expectation `(1 − (1 − 1/m)^(kc))^k` is within
+/// `per` too (a few bits: the exact form is a hair above the classic one).
+fn generation_size(c: u64, per: f64) -> Result<(u64, u32)> {
+    let (mut m, k) = math::bloom_size(c, per, None)?;
+    while math::fpr_exact(c, m, k) > per {
+        m = m
+            .checked_add(1)
+            .ok_or_else(|| Error::invalid("fpr", "m overflows"))?;
+    }
+    Ok((m, k))
 }
 
 fn per_generation_fpr(fpr: f64, g: u32) -> Result<f64> {
@@ -278,14 +287,16 @@ impl<C: Clock> AgingBloom<C> {
         ones as f64 / (self.m * u64::from(self.generations)) as f64
     }
 
-    /// The bound `1 − (1 − (1 − e^(−k·c/m))^k)^g` for generations of at most c items (c the
-    /// [`Rotation::Count`] capacity, or for `Time` the most items any live generation holds).
+    /// The bound `1 − (1 − (1 − (1 − 1/m)^(k·c))^k)^g` for generations of at most c items (c
+    /// the [`Rotation::Count`] capacity, or for `Time` the most items any live generation
+    /// holds): the exact expectation of each generation at its fullest, so
+    /// [`expected_fpr`](Self::expected_fpr) never exceeds it.
     pub fn fpr_bound(&self) -> f64 {
         let c = match self.rotation {
             Rotation::Count(c) => c,
             Rotation::Time(_) => self.counts.iter().copied().max().unwrap_or(0),
         };
-        let per = math::fpr(c, self.m, self.k);
+        let per = math::fpr_exact(c, self.m, self.k);
         1.0 - libm::pow(1.0 - per, f64::from(self.generations))
     }
 
