@@ -31,10 +31,11 @@ pub enum Rotation {
 /// least; with `Time(Δ)`, for (g − 1)·Δ ticks at least and never after g·Δ.
 ///
 /// **ε.** A query probes the same k indices in every generation, and generation j, holding
-/// nⱼ items, answers yes by chance with `εⱼ = (1 − e^(−k·nⱼ/m))^k`; the generations are
-/// independent, so `ε = 1 − Πⱼ(1 − εⱼ) ≤ g·(1 − e^(−k·c/m))^k` when each holds at most c
-/// items ([`fpr_bound`](Self::fpr_bound); with `Time` rotation, c is the most items inserted
-/// in one interval Δ). A query of an item seen in the window is never wrong.
+/// nⱼ items, answers yes by chance with `εⱼ = (1 − (1 − 1/m)^(k·nⱼ))^k` (about
+/// `(1 − e^(−k·nⱼ/m))^k`); the generations are independent, so
+/// `ε = 1 − Πⱼ(1 − εⱼ) ≤ 1 − (1 − (1 − (1 − 1/m)^(k·c))^k)^g ≤ g·(1 − (1 − 1/m)^(k·c))^k` when
+/// each holds at most c items ([`fpr_bound`](Self::fpr_bound); with `Time` rotation, c is the
+/// most items inserted in one interval Δ). A query of an item seen in the window is never wrong.
 ///
 /// **Memory and cost.** The generations are interleaved: bit i of all g generations sits in
 /// one group of G bits (g rounded up to a power of two), so a query or insert touches k words
