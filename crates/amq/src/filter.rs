@@ -91,17 +91,14 @@ pub trait Filter<T: ?Sized> {
 
     /// Answers a batch of queries: `out[i] = self.contains(items[i])`.
     ///
-    /// Layouts that can overlap memory accesses (the blocked Bloom filter) override this with
-    /// a prefetching loop; the default asks one item at a time.
+    /// The Bloom, blocked Bloom and cuckoo filters override this with a loop that hashes a few
+    /// items ahead and prefetches their cache lines, so the misses overlap; the default asks
+    /// one item at a time.
     ///
     /// # Panics
     /// If `out.len() != items.len()`.
     fn contains_batch(&self, items: &[&T], out: &mut [bool]) {
-        assert_eq!(
-            items.len(),
-            out.len(),
-            "contains_batch: items and out differ in length"
-        );
+        check_batch(items.len(), out.len());
         for (item, answer) in items.iter().zip(out.iter_mut()) {
             *answer = self.contains(item);
         }
@@ -138,4 +135,17 @@ pub trait Merge {
     /// [`Error::ShapeMismatch`] when the two filters differ in size, hash count or seed;
     /// `self` is then left unchanged.
     fn merge(&mut self, other: &Self) -> Result<(), Error>;
+}
+
+/// The one check of every batched query: as many answers as queries.
+///
+/// # Panics
+/// If `queries != answers`.
+#[inline]
+#[track_caller]
+pub(crate) fn check_batch(queries: usize, answers: usize) {
+    assert_eq!(
+        queries, answers,
+        "batched query: {queries} queries but room for {answers} answers"
+    );
 }

@@ -57,9 +57,35 @@ fn new_filter(kind: BloomKind, m: u64, k: u32, seed: u64) -> Result<AnyFilter> {
     })
 }
 
-fn hash_of(kind: BloomKind, item: &[u8], seed: u64) -> u128 {
-    let _ = kind; // both kinds hash the same way: XXH3-128 with the seed
-    amq::hash::hash128(item, seed)
+/// Calls `f` with the XXH3-128 hash (under --seed) of every input item and how many items
+/// came before it, moving the progress bar along; returns the number of items.
+fn for_each_hash(
+    a: &Args,
+    bar: &indicatif::ProgressBar,
+    mut f: impl FnMut(u128, u64) -> Result<()>,
+) -> Result<u64> {
+    let mut count = 0u64;
+    input::for_each_item(&a.files, a.hex, |item| {
+        f(amq::hash::hash128(item, a.seed), count)?;
+        count += 1;
+        if count.is_multiple_of(65_536) {
+            bar.set_position(count);
+        }
+        Ok(())
+    })?;
+    Ok(count)
+}
+
+/// The distinct item hashes of the input, sorted: n without --items.
+fn distinct_hashes(a: &Args, bar: &indicatif::ProgressBar) -> Result<Vec<u128>> {
+    let mut hashes = Vec::new();
+    for_each_hash(a, bar, |h, _| {
+        hashes.push(h);
+        Ok(())
+    })?;
+    hashes.sort_unstable();
+    hashes.dedup();
+    Ok(hashes)
 }
 
 fn insert_hash(f: &mut AnyFilter, h: u128) {
@@ -84,41 +110,22 @@ pub fn run(a: Args) -> Result<ExitCode> {
     // are collected, deduplicated and counted first.
     let streaming = a.items.is_some() || (a.bits.is_some() && a.hashes.is_some());
     let (filter, n) = if streaming {
-        {
-            let n = a.items.unwrap_or(1).max(1);
-            let (m, k) = shape(&a, kind, n)?;
-            let mut f = new_filter(kind, m, k, a.seed)?;
-            let mut count = 0u64;
-            input::for_each_item(&a.files, a.hex, |item| {
-                insert_hash(&mut f, hash_of(kind, item, a.seed));
-                count += 1;
-                if count.is_multiple_of(65_536) {
-                    bar.set_position(count);
-                }
-                Ok(())
-            })?;
-            (f, a.items.unwrap_or(count))
-        }
+        let (m, k) = shape(&a, kind, a.items.unwrap_or(1).max(1))?;
+        let mut f = new_filter(kind, m, k, a.seed)?;
+        let count = for_each_hash(&a, &bar, |h, _| {
+            insert_hash(&mut f, h);
+            Ok(())
+        })?;
+        (f, a.items.unwrap_or(count))
     } else {
-        {
-            let mut hashes = Vec::new();
-            input::for_each_item(&a.files, a.hex, |item| {
-                hashes.push(hash_of(kind, item, a.seed));
-                if hashes.len() % 65_536 == 0 {
-                    bar.set_position(hashes.len() as u64);
-                }
-                Ok(())
-            })?;
-            hashes.sort_unstable();
-            hashes.dedup();
-            let n = hashes.len() as u64;
-            let (m, k) = shape(&a, kind, n.max(1))?;
-            let mut f = new_filter(kind, m, k, a.seed)?;
-            for h in hashes {
-                insert_hash(&mut f, h);
-            }
-            (f, n)
+        let hashes = distinct_hashes(&a, &bar)?;
+        let n = hashes.len() as u64;
+        let (m, k) = shape(&a, kind, n.max(1))?;
+        let mut f = new_filter(kind, m, k, a.seed)?;
+        for h in hashes {
+            insert_hash(&mut f, h);
         }
+        (f, n)
     };
     bar.finish_and_clear();
     write_atomically(&a.output, &filter.to_bytes())?;
@@ -184,30 +191,15 @@ fn run_cuckoo(a: Args) -> Result<ExitCode> {
     let bar = crate::output::progress(None, "reading items");
     let (filter, n) = if let Some(n) = a.items {
         let mut f = CuckooFilter::with_fpr(n.max(1), fpr, a.seed)?;
-        let mut count = 0u64;
-        input::for_each_item(&a.files, a.hex, |item| {
-            f.insert_hash(amq::hash::hash128(item, a.seed))
-                .with_context(|| {
-                    format!("after {count} items (sized for {n}; give a larger --items)")
-                })?;
-            count += 1;
-            if count.is_multiple_of(65_536) {
-                bar.set_position(count);
-            }
+        let count = for_each_hash(&a, &bar, |h, before| {
+            f.insert_hash(h).with_context(|| {
+                format!("after {before} items (sized for {n}; give a larger --items)")
+            })?;
             Ok(())
         })?;
         (f, count)
     } else {
-        let mut hashes = Vec::new();
-        input::for_each_item(&a.files, a.hex, |item| {
-            hashes.push(amq::hash::hash128(item, a.seed));
-            if hashes.len() % 65_536 == 0 {
-                bar.set_position(hashes.len() as u64);
-            }
-            Ok(())
-        })?;
-        hashes.sort_unstable();
-        hashes.dedup();
+        let hashes = distinct_hashes(&a, &bar)?;
         let n = hashes.len() as u64;
         let mut f = CuckooFilter::with_fpr(n.max(1), fpr, a.seed)?;
         for h in hashes {

@@ -158,12 +158,6 @@ impl BlockedBloomFilter {
         with_const_k!(k, K => block_has::<K>(block, h, k))
     }
 
-    /// The block of `h`.
-    #[inline(always)]
-    fn block(&self, h: u128) -> &Block {
-        &self.blocks[block_index(h, self.blocks.len() as u64) as usize]
-    }
-
     /// Batched [`contains_hash`](Self::contains_hash): `out[i]` answers `hashes[i]`.
     ///
     /// Prefetches the block of hash i + 16 while it tests hash i, so the cache misses of a
@@ -172,48 +166,31 @@ impl BlockedBloomFilter {
     /// # Panics
     /// If `out.len() != hashes.len()`.
     pub fn contains_hash_batch(&self, hashes: &[u128], out: &mut [bool]) {
-        assert_eq!(
-            hashes.len(),
-            out.len(),
-            "contains_hash_batch: lengths differ"
-        );
-        with_const_k!(self.k, K => self.hash_batch::<K>(hashes, out));
+        crate::filter::check_batch(hashes.len(), out.len());
+        with_const_k!(self.k, K => self.batch::<K>(hashes.len(), |i| hashes[i], out));
     }
 
+    /// Answers `n` queries, `hash_of(i)` giving query i's hash: prefetches the block of query
+    /// i + 16 while it tests query i.
     #[inline(always)]
-    fn hash_batch<const K: u32>(&self, hashes: &[u128], out: &mut [bool]) {
-        for &h in hashes.iter().take(AHEAD) {
-            crate::bits::prefetch(self.block(h));
-        }
-        for (i, (o, &h)) in out.iter_mut().zip(hashes).enumerate() {
-            if let Some(&next) = hashes.get(i + AHEAD) {
-                crate::bits::prefetch(self.block(next));
-            }
-            *o = block_has::<K>(self.block(h), h, self.k);
-        }
-    }
-
-    /// [`Filter::contains_batch`] with k a constant: hashes item i + 16 and prefetches its
-    /// block while it tests item i.
-    #[inline(always)]
-    fn item_batch<const K: u32, T: Item + ?Sized>(&self, items: &[&T], out: &mut [bool]) {
-        // (hash, block) of items i .. i + AHEAD, item j in slot j % AHEAD
+    fn batch<const K: u32>(&self, n: usize, hash_of: impl Fn(usize) -> u128, out: &mut [bool]) {
+        // (hash, block) of queries i .. i + AHEAD, query j in slot j % AHEAD
         let mut ahead = [(0u128, 0usize); AHEAD];
-        let n = self.blocks.len() as u64;
-        let fetch = |item: &T| {
-            let h = self.hash(item);
-            let b = block_index(h, n) as usize;
+        let blocks = self.blocks.len() as u64;
+        let fetch = |j: usize| {
+            let h = hash_of(j);
+            let b = block_index(h, blocks) as usize;
             crate::bits::prefetch(&self.blocks[b]);
             (h, b)
         };
-        for (slot, item) in ahead.iter_mut().zip(items) {
-            *slot = fetch(item);
+        for (j, slot) in ahead.iter_mut().enumerate().take(n) {
+            *slot = fetch(j);
         }
-        for (i, o) in out.iter_mut().enumerate() {
+        for (i, o) in out.iter_mut().enumerate().take(n) {
             let slot = &mut ahead[i % AHEAD];
             let (h, b) = *slot;
-            if let Some(next) = items.get(i + AHEAD) {
-                *slot = fetch(next);
+            if i + AHEAD < n {
+                *slot = fetch(i + AHEAD);
             }
             *o = block_has::<K>(&self.blocks[b], h, self.k);
         }
@@ -369,12 +346,8 @@ impl<T: Item + ?Sized> Filter<T> for BlockedBloomFilter {
 
     /// Hashes item i + 16 and prefetches its block while it tests item i.
     fn contains_batch(&self, items: &[&T], out: &mut [bool]) {
-        assert_eq!(
-            items.len(),
-            out.len(),
-            "contains_batch: items and out differ in length"
-        );
-        with_const_k!(self.k, K => self.item_batch::<K, T>(items, out));
+        crate::filter::check_batch(items.len(), out.len());
+        with_const_k!(self.k, K => self.batch::<K>(items.len(), |i| self.hash(items[i]), out));
     }
 }
 

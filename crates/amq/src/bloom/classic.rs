@@ -168,11 +168,7 @@ impl BloomFilter {
     /// # Panics
     /// If `out.len() != hashes.len()`.
     pub fn contains_hash_batch(&self, hashes: &[u128], out: &mut [bool]) {
-        assert_eq!(
-            hashes.len(),
-            out.len(),
-            "contains_hash_batch: lengths differ"
-        );
+        crate::filter::check_batch(hashes.len(), out.len());
         with_const_k!(self.k, K => self.batch::<K>(hashes.len(), |i| hashes[i], out));
     }
 
@@ -329,11 +325,7 @@ impl<T: Item + ?Sized> Filter<T> for BloomFilter {
     /// In a filter of 4 MiB or more, hashes item i + 8 and prefetches its k words while it
     /// tests item i ([`contains_hash_batch`](BloomFilter::contains_hash_batch)).
     fn contains_batch(&self, items: &[&T], out: &mut [bool]) {
-        assert_eq!(
-            items.len(),
-            out.len(),
-            "contains_batch: items and out differ in length"
-        );
+        crate::filter::check_batch(items.len(), out.len());
         with_const_k!(self.k, K => self.batch::<K>(items.len(), |i| self.hash(items[i]), out));
     }
 }

@@ -692,11 +692,7 @@ impl CuckooFilter {
     /// # Panics
     /// If `out.len() != hashes.len()`.
     pub fn contains_hash_batch(&self, hashes: &[u128], out: &mut [bool]) {
-        assert_eq!(
-            hashes.len(),
-            out.len(),
-            "contains_hash_batch: lengths differ"
-        );
+        crate::filter::check_batch(hashes.len(), out.len());
         with_f!(self.f, F => self.batch::<F>(hashes.len(), |j| self.probe(hashes[j]), out));
     }
 
@@ -1020,11 +1016,7 @@ impl<T: Item + ?Sized> Filter<T> for CuckooFilter {
 
     /// Hashes item i + 16 and prefetches its two buckets while it tests item i.
     fn contains_batch(&self, items: &[&T], out: &mut [bool]) {
-        assert_eq!(
-            items.len(),
-            out.len(),
-            "contains_batch: items and out differ in length"
-        );
+        crate::filter::check_batch(items.len(), out.len());
         with_f!(self.f, F => self.batch::<F>(items.len(), |j| self.probe(self.hash(items[j])), out));
     }
 }

@@ -355,11 +355,7 @@ impl<C: Clock> NegativeCache<C> {
     /// # Panics
     /// If `out.len() != items.len()`.
     pub fn contains_batch<T: Item + ?Sized>(&self, items: &[&T], out: &mut [bool]) {
-        assert_eq!(
-            items.len(),
-            out.len(),
-            "contains_batch: items and out differ in length"
-        );
+        crate::filter::check_batch(items.len(), out.len());
         const GROUP: usize = 16;
         let mut slots = [(0u64, 0u128); GROUP];
         for (items, out) in items.chunks(GROUP).zip(out.chunks_mut(GROUP)) {
