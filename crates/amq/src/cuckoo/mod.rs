@@ -646,9 +646,14 @@ impl CuckooFilter {
     /// ```
     #[inline]
     pub fn contains_hash(&self, h: u128) -> bool {
-        let (i1, fp) = self.locate(h);
-        let i2 = self.alt(i1, fp);
-        with_f!(self.f, F => Lanes::<F>::has(&self.table, i1, i2, fp)) | self.victim_is(fp, i1, i2)
+        let p = self.probe(h);
+        with_f!(self.f, F => self.holds::<F>(p))
+    }
+
+    /// Either bucket of `p`, or the victim stash, holds its fingerprint.
+    #[inline(always)]
+    fn holds<const F: u32>(&self, p: Probe) -> bool {
+        Lanes::<F>::has(&self.table, p.i1, p.i2, p.fp) | self.victim_is(p.fp, p.i1, p.i2)
     }
 
     /// The two buckets and the fingerprint of a hash.
@@ -682,7 +687,7 @@ impl CuckooFilter {
             if i + AHEAD < n {
                 ring[i % AHEAD] = fetch(i + AHEAD);
             }
-            *o = Lanes::<F>::has(&self.table, p.i1, p.i2, p.fp) | self.victim_is(p.fp, p.i1, p.i2);
+            *o = self.holds::<F>(p);
         }
     }
 
@@ -705,17 +710,26 @@ impl CuckooFilter {
     /// [`Error::Full`] if the victim stash is taken and both buckets are full; nothing
     /// changes.
     pub fn insert_hash(&mut self, h: u128) -> Result<bool> {
-        let new = !self.contains_hash(h);
-        let (i1, fp) = self.locate(h);
-        self.insert_fingerprint(i1, fp)?;
+        let p = self.probe(h);
+        let new = !with_f!(self.f, F => self.holds::<F>(p));
+        self.insert_probe(p)?;
         Ok(new)
     }
 
-    /// Places `fp` in bucket `i` or its alternate, kicking if needed; the victim of a
-    /// failed walk goes to the stash.
+    /// Places `fp`, found in (or meant for) bucket `i`, in `i` or its alternate:
+    /// [`insert_probe`](Self::insert_probe).
     fn insert_fingerprint(&mut self, i: u64, fp: u32) -> Result<()> {
-        let i2 = self.alt(i, fp);
-        if self.try_place_either(i, i2, fp) {
+        self.insert_probe(Probe {
+            i1: i,
+            i2: self.alt(i, fp),
+            fp,
+        })
+    }
+
+    /// Places the fingerprint of `p` in one of its buckets, kicking if needed; the victim of a
+    /// failed walk goes to the stash. With the stash empty this never fails.
+    fn insert_probe(&mut self, p: Probe) -> Result<()> {
+        if self.try_place_either(p.i1, p.i2, p.fp) {
             self.len += 1;
             return Ok(());
         }
@@ -725,18 +739,8 @@ impl CuckooFilter {
                 capacity: self.slots() + 1,
             });
         }
-        self.kick(i, i2, fp);
+        self.kick(p.i1, p.i2, p.fp);
         Ok(())
-    }
-
-    /// [`insert_fingerprint`](Self::insert_fingerprint) with an empty stash: never fails.
-    fn place_or_kick(&mut self, i: u64, fp: u32) {
-        let i2 = self.alt(i, fp);
-        if self.try_place_either(i, i2, fp) {
-            self.len += 1;
-        } else {
-            self.kick(i, i2, fp);
-        }
     }
 
     /// Puts `fp` in an empty slot of bucket `i`, else of bucket `i2`.
@@ -808,8 +812,7 @@ impl CuckooFilter {
     /// Only remove what was inserted: removing an item never inserted whose fingerprint and
     /// buckets match another item's removes that item.
     pub fn remove_hash(&mut self, h: u128) -> bool {
-        let (i1, fp) = self.locate(h);
-        let i2 = self.alt(i1, fp);
+        let Probe { i1, i2, fp } = self.probe(h);
         let removed = with_f!(self.f, F => {
             Lanes::<F>::remove(&mut self.table, i1, fp)
                 || Lanes::<F>::remove(&mut self.table, i2, fp)
@@ -822,7 +825,9 @@ impl CuckooFilter {
                 self.victim_fp = 0;
                 self.victim_bucket = 0;
                 self.len -= 1;
-                self.place_or_kick(vb, vfp);
+                // the stash is empty again, so this cannot fail
+                let placed = self.insert_fingerprint(vb, vfp);
+                debug_assert!(placed.is_ok());
             }
             return true;
         }
@@ -837,8 +842,7 @@ impl CuckooFilter {
 
     /// The copies of a precomputed hash's fingerprint in its two buckets and the stash.
     pub fn count_hash(&self, h: u128) -> u32 {
-        let (i1, fp) = self.locate(h);
-        let i2 = self.alt(i1, fp);
+        let Probe { i1, i2, fp } = self.probe(h);
         let in_table = with_f!(self.f, F => {
             Lanes::<F>::count(&self.table, i1, fp)
                 + if i2 != i1 { Lanes::<F>::count(&self.table, i2, fp) } else { 0 }
