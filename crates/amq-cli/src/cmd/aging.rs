@@ -1,8 +1,8 @@
 //! `amq aging`: the aging Bloom filter, "seen within the last window".
 
-use super::window::print_fields;
 use super::{parse_fpr, write_atomically};
 use crate::input;
+use crate::output::print_fields;
 use amq::clock::{Clock, ManualClock, SystemClock};
 use amq::window::{AgingBloom, Rotation};
 use amq::{Filter, Insert};

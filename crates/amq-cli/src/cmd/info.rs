@@ -61,7 +61,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         _ => None,
     };
     if let Some(fields) = fields {
-        super::window::print_fields(&fields, a.json)?;
+        crate::output::print_fields(&fields, a.json)?;
         return Ok(ExitCode::SUCCESS);
     }
     let filter = amq::AnyFilter::from_bytes(&bytes).with_context(context)?;

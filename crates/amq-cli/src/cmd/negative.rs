@@ -1,8 +1,8 @@
 //! `amq negative`: the negative cache, "definitely present" or "maybe absent".
 
-use super::window::print_fields;
 use super::write_atomically;
 use crate::input;
+use crate::output::print_fields;
 use amq::clock::{Clock, ManualClock, SystemClock};
 use amq::negative::{false_negative_rate, NegativeCache};
 use anyhow::{Context, Result};

@@ -185,7 +185,7 @@ fn contains(a: ContainsArgs) -> Result<ExitCode> {
 }
 
 fn info(a: InfoArgs) -> Result<ExitCode> {
-    print_fields(&info_fields(&load(&a.filter)?), a.json)?;
+    crate::output::print_fields(&info_fields(&load(&a.filter)?), a.json)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -211,27 +211,4 @@ pub(crate) fn info_fields(f: &SlidingWindowBloom) -> Vec<(&'static str, serde_js
         ("expected_fpr_latest", f.expected_fpr(latest).into()),
         ("steady_state_fpr", p.steady_state_fpr().into()),
     ]
-}
-
-/// Prints named figures: one JSON object (in this order) or one `name  value` line each.
-pub(crate) fn print_fields(fields: &[(&str, serde_json::Value)], json: bool) -> Result<()> {
-    let mut out = crate::output::stdout();
-    if json {
-        let obj: serde_json::Map<String, serde_json::Value> = fields
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.clone()))
-            .collect();
-        crate::output::json_line(&mut out, &serde_json::Value::Object(obj))?;
-    } else {
-        for (name, value) in fields {
-            let text = match value {
-                serde_json::Value::String(s) => s.clone(),
-                serde_json::Value::Null => "-".to_string(),
-                other => other.to_string(),
-            };
-            writeln!(out, "{:<22} {text}", name.replace('_', " "))?;
-        }
-    }
-    out.flush()?;
-    Ok(())
 }
