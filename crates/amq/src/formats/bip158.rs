@@ -349,27 +349,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn compact_size_round_trips() {
-        for n in [
-            0u64,
-            1,
-            0xfc,
-            0xfd,
-            0xffff,
-            0x1_0000,
-            0xffff_ffff,
-            0x1_0000_0000,
-            u64::MAX,
-        ] {
-            let mut out = Vec::new();
-            write_compact_size(n, &mut out);
-            assert_eq!(read_compact_size(&out).unwrap(), (n, out.len()));
-            assert!(read_compact_size(&out[..out.len() - 1]).is_err());
-        }
-        assert!(read_compact_size(&[0xfe, 0xff, 0xff, 0, 0]).is_err());
-    }
-
-    #[test]
     fn duplicates_count_once_and_collisions_twice() {
         let hash = [9u8; 32];
         let f = BlockFilter::build(&hash, &[&b"a"[..], b"b", b"a", b"a", b"c", b"b"]).unwrap();

@@ -636,32 +636,6 @@ mod tests {
     }
 
     #[test]
-    fn compact_size_round_trip_and_canonical() {
-        for n in [
-            0u64,
-            1,
-            0xfc,
-            0xfd,
-            0xffff,
-            0x1_0000,
-            0xffff_ffff,
-            0x1_0000_0000,
-        ] {
-            let mut v = Vec::new();
-            write_compact_size(n, &mut v);
-            assert_eq!(read_compact_size(&v).unwrap(), (n, v.len()));
-        }
-        assert!(matches!(
-            read_compact_size(&[0xfd, 0xfc, 0x00]),
-            Err(Error::Corrupt { .. })
-        ));
-        assert!(matches!(
-            read_compact_size(&[0xfd, 0x00]),
-            Err(Error::Truncated { .. })
-        ));
-    }
-
-    #[test]
     fn empty_filter_matches_everything() {
         let mut f = Bip37Filter::new(1, 1.0, 0, 0).unwrap();
         assert_eq!(f.len_bytes(), 0);

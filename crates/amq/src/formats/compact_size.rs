@@ -71,3 +71,39 @@ pub fn read_compact_size(bytes: &[u8]) -> Result<(u64, usize)> {
     }
     Ok((n, 1 + len))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every width round-trips; every truncation is an error; a value in a wider form than it
+    /// needs is refused as Bitcoin Core refuses it.
+    #[test]
+    fn round_trips_truncations_and_non_canonical_forms() {
+        for n in [
+            0u64,
+            1,
+            0xfc,
+            0xfd,
+            0xffff,
+            0x1_0000,
+            0xffff_ffff,
+            0x1_0000_0000,
+            u64::MAX,
+        ] {
+            let mut out = Vec::new();
+            write_compact_size(n, &mut out);
+            assert_eq!(read_compact_size(&out).unwrap(), (n, out.len()));
+            assert!(read_compact_size(&out[..out.len() - 1]).is_err());
+        }
+        assert!(read_compact_size(&[0xfe, 0xff, 0xff, 0, 0]).is_err());
+        assert!(matches!(
+            read_compact_size(&[0xfd, 0xfc, 0x00]),
+            Err(Error::Corrupt { .. })
+        ));
+        assert!(matches!(
+            read_compact_size(&[0xfd, 0x00]),
+            Err(Error::Truncated { .. })
+        ));
+    }
+}
