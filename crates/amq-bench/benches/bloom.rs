@@ -24,6 +24,7 @@
 //! (negative), so successive queries touch unrelated cache lines as in real use.
 
 use amq::{BlockedBloomFilter, BloomFilter, Filter, Insert};
+use amq_bench::mix;
 use criterion::{
     criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
 };
@@ -38,14 +39,6 @@ const FPR: f64 = 0.01;
 const QUERIES: usize = 1 << 16;
 /// Non-members probed (untimed) for the measured ε.
 const PROBES: u64 = 10_000_000;
-
-/// SplitMix64's finaliser: a bijection on u64, so distinct inputs give distinct keys.
-fn mix(i: u64) -> u64 {
-    let mut z = i.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
 
 /// Member i is `mix(i)` for i < n; non-member j is `mix(n + j)`.
 fn member(i: u64) -> u64 {

@@ -34,16 +34,7 @@ const DELETES: usize = 1 << 17;
 
 /// SplitMix64 keys: `count` distinct-looking random u64s from `seed`.
 fn keys(seed: u64, count: usize) -> Vec<u64> {
-    let mut state = seed;
-    (0..count)
-        .map(|_| {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        })
-        .collect()
+    amq_bench::SplitMix(seed).take(count)
 }
 
 /// A filter under test, behind one interface.

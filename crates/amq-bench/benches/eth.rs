@@ -39,33 +39,14 @@ const ADDRESS: [u8; 20] = [
     0x94, 0xc4, 0xd1, 0x1c,
 ];
 
-/// SplitMix64: a fixed, seeded stream.
-struct SplitMix(u64);
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn hash(&mut self) -> [u8; 32] {
-        let mut h = [0u8; 32];
-        for chunk in h.chunks_mut(8) {
-            chunk.copy_from_slice(&self.next().to_le_bytes());
-        }
-        h
-    }
-}
-
 fn blooms() -> Vec<LogsBloom> {
-    let mut rng = SplitMix(0xe7_b100);
+    let mut rng = amq_bench::SplitMix(0xe7_b100);
     let address_hash = keccak256(&ADDRESS);
     (0..BLOOMS)
         .map(|j| {
             let mut b = LogsBloom::new();
-            for _ in 0..rng.next() % (MAX_INPUTS + 1) {
-                b.accrue_hash(&rng.hash());
+            for _ in 0..rng.next_u64() % (MAX_INPUTS + 1) {
+                b.accrue_hash(&rng.hash32());
             }
             if j % 1000 == 0 {
                 b.accrue_hash(&address_hash);
@@ -160,11 +141,11 @@ const LOGS: usize = 256;
 
 fn bench_accrue(c: &mut Criterion) {
     // LOGS logs of an address and 3 topics each, all different
-    let mut rng = SplitMix(7);
+    let mut rng = amq_bench::SplitMix(7);
     let logs: Vec<([u8; 20], [[u8; 32]; 3])> = (0..LOGS)
         .map(|_| {
-            let address: [u8; 20] = rng.hash()[..20].try_into().unwrap();
-            (address, [rng.hash(), rng.hash(), rng.hash()])
+            let address: [u8; 20] = rng.hash32()[..20].try_into().unwrap();
+            (address, [rng.hash32(), rng.hash32(), rng.hash32()])
         })
         .collect();
     let alloy_logs: Vec<(Address, [B256; 3])> = logs

@@ -23,6 +23,7 @@
 use amq::formats::bip158::{self, BlockFilter};
 use amq::formats::cashu::{CashuFilter, CashuHash};
 use amq::gcs::SampledIndex;
+use amq_bench::mix;
 use bitcoin::hashes::Hash as _;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::hint::black_box;
@@ -33,14 +34,6 @@ const BLOCK_HASH: [u8; 32] = [
     0x43, 0x49, 0x7f, 0xd7, 0xf8, 0x26, 0x95, 0x71, 0x08, 0xf4, 0xa3, 0x0f, 0xd9, 0xce, 0xc3, 0xae,
     0xba, 0x79, 0x97, 0x20, 0x84, 0xe9, 0x0e, 0xad, 0x01, 0xea, 0x33, 0x09, 0x00, 0x00, 0x00, 0x00,
 ];
-
-/// SplitMix64's finaliser: a bijection, so distinct inputs give distinct outputs.
-fn mix(i: u64) -> u64 {
-    let mut z = i.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
 
 /// Item i: 0x02, then four 8-byte words of the mix of i (33 bytes, distinct for distinct i).
 fn item(i: u64) -> Vec<u8> {

@@ -7,19 +7,13 @@
 
 use amq::formats::bip158::{self, BlockFilter};
 use amq::formats::cashu::{CashuFilter, CashuHash};
+use amq_bench::mix;
 use peak_alloc::PeakAlloc;
 
 #[global_allocator]
 static ALLOC: PeakAlloc = PeakAlloc;
 
 const N: u64 = 100_000;
-
-fn mix(i: u64) -> u64 {
-    let mut z = i.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
 
 /// Runs `f` and returns its peak heap use above what was allocated before it.
 fn peak<T>(f: impl FnOnce() -> T) -> (usize, T) {

@@ -1,5 +1,44 @@
 //! Benchmarks only: see `benches/`. What several benches share lives here.
 
+/// SplitMix64's increment (⌊2⁶⁴/φ⌋).
+const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// SplitMix64's output for state `x` (Steele, Lea and Flood, OOPSLA 2014): a bijection on
+/// u64, so `mix(i)` over distinct i gives distinct, random-looking keys.
+pub fn mix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(GAMMA);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// A SplitMix64 stream: a fixed, seeded sequence of `mix(seed)`, `mix(seed + γ)`, ...
+#[derive(Debug, Clone)]
+pub struct SplitMix(pub u64);
+
+impl SplitMix {
+    /// The next 64 bits.
+    pub fn next_u64(&mut self) -> u64 {
+        let out = mix(self.0);
+        self.0 = self.0.wrapping_add(GAMMA);
+        out
+    }
+
+    /// The next 32 bytes (four words, little-endian): a stand-in for a hash.
+    pub fn hash32(&mut self) -> [u8; 32] {
+        let mut h = [0u8; 32];
+        for chunk in h.chunks_mut(8) {
+            chunk.copy_from_slice(&self.next_u64().to_le_bytes());
+        }
+        h
+    }
+
+    /// `count` values.
+    pub fn take(&mut self, count: usize) -> Vec<u64> {
+        (0..count).map(|_| self.next_u64()).collect()
+    }
+}
+
 /// Fills `next` with a random cyclic permutation (Sattolo's algorithm): following `next[i]`
 /// from any start visits every slot once, in random order, so each read of a pointer chase
 /// misses the cache and waits for the previous one. `below(i)` must return a uniform index in
@@ -15,6 +54,14 @@ pub fn random_cycle(next: &mut [u64], mut below: impl FnMut(usize) -> usize) {
 
 #[cfg(test)]
 mod tests {
+    /// The stream is the textbook SplitMix64: its first output from seed 0.
+    #[test]
+    fn splitmix_matches_the_reference() {
+        let mut r = super::SplitMix(0);
+        assert_eq!(r.next_u64(), 0xe220_a839_7b1d_cdaf);
+        assert_eq!(r.next_u64(), 0x6e78_9e6a_a1b9_65f4);
+    }
+
     #[test]
     fn one_cycle_through_every_slot() {
         let mut next = vec![0u64; 1000];
