@@ -249,7 +249,6 @@ fn draw(path: &Path, plot: &Plot<'_>) -> Result<()> {
         .margin_right(48)
         .x_label_area_size(48)
         .y_label_area_size(80);
-    let style = |s: &Series| ShapeStyle::from(&s.color).stroke_width(2);
     let x_fmt = |v: &f64| {
         if x_max > 100.0 {
             format!("{v:.0}")
@@ -272,29 +271,7 @@ fn draw(path: &Path, plot: &Plot<'_>) -> Result<()> {
             .y_label_formatter(&|v| format!("{v:.0e}"))
             .draw()
             .map_err(err)?;
-        for s in &plot.series {
-            let pts: Vec<(f64, f64)> = s.points.iter().copied().filter(|p| p.1 > 0.0).collect();
-            let color = s.color;
-            let anno = if s.formula {
-                chart
-                    .draw_series(DashedLineSeries::new(pts, 6, 4, style(s)))
-                    .map_err(err)?
-            } else {
-                chart
-                    .draw_series(LineSeries::new(pts.clone(), style(s)).point_size(3))
-                    .map_err(err)?
-            };
-            anno.label(s.name.clone()).legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-            });
-        }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::LowerRight)
-            .draw()
-            .map_err(err)?;
+        draw_series(&mut chart, plot, SeriesLabelPosition::LowerRight).map_err(err)?;
     } else {
         let hi = if y_max > 0.0 { y_max * 1.1 } else { 1e-3 };
         let mut chart = builder
@@ -307,31 +284,45 @@ fn draw(path: &Path, plot: &Plot<'_>) -> Result<()> {
             .y_desc(plot.y_label)
             .draw()
             .map_err(err)?;
-        for s in &plot.series {
-            let color = s.color;
-            let anno = if s.formula {
-                chart
-                    .draw_series(DashedLineSeries::new(s.points.clone(), 6, 4, style(s)))
-                    .map_err(err)?
-            } else {
-                chart
-                    .draw_series(LineSeries::new(s.points.clone(), style(s)).point_size(3))
-                    .map_err(err)?
-            };
-            anno.label(s.name.clone()).legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-            });
-        }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperLeft)
-            .draw()
-            .map_err(err)?;
+        draw_series(&mut chart, plot, SeriesLabelPosition::UpperLeft).map_err(err)?;
     }
     root.present().map_err(err)?;
     Ok(())
+}
+
+/// Draws every series of `plot` on `chart` (formulas dashed, measurements solid with
+/// markers; on a log axis the points at or below 0 are left out) and its legend at `legend`.
+fn draw_series<'a, CT>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, CT>,
+    plot: &Plot<'_>,
+    legend: SeriesLabelPosition,
+) -> Result<(), DrawingAreaErrorKind<std::io::Error>>
+where
+    CT: CoordTranslate<From = (f64, f64)>,
+{
+    for s in &plot.series {
+        let pts: Vec<(f64, f64)> = s
+            .points
+            .iter()
+            .copied()
+            .filter(|p| !plot.log_y || p.1 > 0.0)
+            .collect();
+        let (color, style) = (s.color, ShapeStyle::from(&s.color).stroke_width(2));
+        let anno = if s.formula {
+            chart.draw_series(DashedLineSeries::new(pts, 6, 4, style))?
+        } else {
+            chart.draw_series(LineSeries::new(pts, style).point_size(3))?
+        };
+        anno.label(s.name.clone()).legend(move |(x, y)| {
+            PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+        });
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .position(legend)
+        .draw()
 }
 
 /// Writes DIR/<name>.csv and DIR/<name>.svg and reports them.
