@@ -70,3 +70,16 @@ pub fn print_fields(fields: &[(&str, serde_json::Value)], json: bool) -> Result<
     out.flush()?;
     Ok(())
 }
+
+/// A command's closing summary: one JSON line on stdout with `--json`, else `text()` as one
+/// line on stderr (stdout stays free for results).
+pub fn summary(json: bool, value: &serde_json::Value, text: impl FnOnce() -> String) -> Result<()> {
+    if json {
+        let mut out = stdout();
+        json_line(&mut out, value)?;
+        out.flush()?;
+    } else {
+        eprintln!("{}", text());
+    }
+    Ok(())
+}

@@ -148,12 +148,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
         "bits_per_key": info.m_bits as f64 / n.max(1) as f64,
         "expected_fpr": expected,
     });
-    if a.json {
-        let mut out = crate::output::stdout();
-        crate::output::json_line(&mut out, &summary)?;
-        std::io::Write::flush(&mut out)?;
-    } else {
-        eprintln!(
+    crate::output::summary(a.json, &summary, || {
+        format!(
             "built {}: {} items, m = {} bits, k = {}, {} bytes ({:.2} bits per key), expected fpr {:.4}%",
             info.kind,
             n,
@@ -162,8 +158,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
             info.bytes,
             info.m_bits as f64 / n.max(1) as f64,
             expected * 100.0
-        );
-    }
+        )
+    })?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -224,12 +220,8 @@ fn run_cuckoo(a: Args) -> Result<ExitCode> {
         "buckets": filter.buckets(),
         "load_factor": filter.load_factor(),
     });
-    if a.json {
-        let mut out = crate::output::stdout();
-        crate::output::json_line(&mut out, &summary)?;
-        std::io::Write::flush(&mut out)?;
-    } else {
-        eprintln!(
+    crate::output::summary(a.json, &summary, || {
+        format!(
             "built cuckoo: {} items, {}-bit fingerprints in {} buckets of 4 (load factor {:.4}), {} bytes ({:.2} bits per key), expected fpr {:.4}%",
             n,
             filter.fingerprint_bits(),
@@ -238,7 +230,7 @@ fn run_cuckoo(a: Args) -> Result<ExitCode> {
             filter.size_bytes(),
             bits_per_key,
             filter.expected_fpr() * 100.0
-        );
-    }
+        )
+    })?;
     Ok(ExitCode::SUCCESS)
 }

@@ -343,13 +343,9 @@ fn finish(
     let mut summary = summary;
     summary["csv"] = csv_path.display().to_string().into();
     summary["svg"] = svg_path.display().to_string().into();
-    if common.json {
-        let mut out = crate::output::stdout();
-        crate::output::json_line(&mut out, &summary)?;
-        std::io::Write::flush(&mut out)?;
-    } else {
-        eprintln!("wrote {} and {}", csv_path.display(), svg_path.display());
-    }
+    crate::output::summary(common.json, &summary, || {
+        format!("wrote {} and {}", csv_path.display(), svg_path.display())
+    })?;
     Ok(ExitCode::SUCCESS)
 }
 
