@@ -12,7 +12,7 @@ fuzz_target!(|data: &[u8]| {
         if let Ok(f) = amq::window::AgingBloom::from_bytes(&data) {
             assert_eq!(f.to_bytes(), data);
             let _ = f.contains(b"x".as_slice());
-            let _ = f.expected_fpr();
+            let _ = f.estimated_fpr();
             let mut g = f.clone();
             let _ = g.insert(b"y".as_slice());
             g.expire();

@@ -9,7 +9,7 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     if let Ok(mut f) = Bip37Filter::from_filterload(data) {
         assert_eq!(f.to_filterload(), data);
-        assert!(f.len_bytes() <= MAX_BLOOM_FILTER_SIZE && f.hash_funcs() <= MAX_HASH_FUNCS);
+        assert!(f.size_bytes() <= MAX_BLOOM_FILTER_SIZE as u64 && f.k() <= MAX_HASH_FUNCS);
         let _ = f.contains_bytes(data);
         f.insert_bytes(b"fuzz");
         assert!(f.contains_bytes(b"fuzz"));

@@ -100,7 +100,7 @@ impl BitVec {
     }
 
     /// The number of set bits.
-    pub fn count_ones(&self) -> u64 {
+    pub fn bits_set(&self) -> u64 {
         self.words.iter().map(|w| u64::from(w.count_ones())).sum()
     }
 
@@ -285,7 +285,7 @@ mod tests {
         assert!(!b.set(0));
         assert!(b.set(129));
         assert!(b.get(129) && b.get(0) && !b.get(64));
-        assert_eq!(b.count_ones(), 2);
+        assert_eq!(b.bits_set(), 2);
         assert_eq!(b.words().len(), 3);
         let bytes = b.to_le_bytes();
         assert_eq!(bytes[0], 1);

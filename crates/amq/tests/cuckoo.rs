@@ -37,7 +37,7 @@ proptest! {
                 prop_assert!(filter.remove(&item));
                 *model.get_mut(&item).unwrap() -= 1;
             }
-            prop_assert_eq!(filter.len(), model.values().map(|&c| u64::from(c)).sum::<u64>());
+            prop_assert_eq!(filter.inserted(), model.values().map(|&c| u64::from(c)).sum::<u64>());
             for (item, &copies) in &model {
                 if copies > 0 {
                     prop_assert!(filter.contains(item), "false negative for {}", item);
@@ -92,7 +92,7 @@ fn load_before_the_first_failed_insert_is_at_least_95_percent() {
         );
         assert!(load >= 0.95, "f = {f}: load {load}");
         // every item inserted before the refusal is still there
-        let n = filter.len();
+        let n = filter.inserted();
         assert!((0..n).all(|i| filter.contains(&i)));
     }
 }
@@ -132,7 +132,7 @@ fn measured_fpr_matches_the_formula() {
                 3.0 * sigma
             );
         }
-        assert!((filter.expected_fpr() - cuckoo::fpr_exact(f, load)).abs() < 1e-15);
+        assert!((filter.estimated_fpr() - cuckoo::fpr_exact(f, load)).abs() < 1e-15);
     }
 }
 
@@ -145,9 +145,9 @@ fn sized_from_n_and_fpr_meets_the_target() {
         }
         assert!(f.load_factor() <= cuckoo::planned_load(n));
         assert!(
-            f.expected_fpr() <= e,
+            f.estimated_fpr() <= e,
             "n = {n}, ε = {e}: {}",
-            f.expected_fpr()
+            f.estimated_fpr()
         );
         assert!(!f.stash_used());
     }
@@ -177,7 +177,7 @@ fn small_filters_sized_for_n_take_n_items() {
 fn removing_frees_room_for_new_items() {
     let mut f = CuckooFilter::new(64, 8, 3).unwrap();
     fill_until_full(&mut f);
-    let full = f.len();
+    let full = f.inserted();
     for i in 0..full / 2 {
         assert!(f.remove(&i));
     }

@@ -138,7 +138,7 @@ fn seed_transaction_bit_by_bit() {
     let stated = bloom_of(&r["logsBloom"]);
     assert_eq!(bloom, stated);
     assert_eq!(bloom.to_hex(), r["logsBloom"].as_str().unwrap());
-    assert_eq!(stated.count_ones(), 12);
+    assert_eq!(stated.bits_set(), 12);
     // the same through the JSON types
     let Entry::Receipt(receipt) = entry(r) else {
         panic!("a receipt")

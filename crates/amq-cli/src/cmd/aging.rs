@@ -169,7 +169,7 @@ pub(crate) fn info_fields(f: &AgingBloom<ManualClock>) -> Vec<(&'static str, ser
         ("items_inserted", f.inserted().into()),
         ("generation_counts", f.generation_counts().into()),
         ("fill_ratio", f.fill_ratio().into()),
-        ("expected_fpr", f.expected_fpr().into()),
+        ("expected_fpr", f.estimated_fpr().into()),
         ("fpr_bound", f.fpr_bound().into()),
         ("bytes", f.size_bytes().into()),
     ]

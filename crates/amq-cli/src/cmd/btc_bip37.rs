@@ -96,8 +96,8 @@ fn build(a: BuildArgs) -> Result<ExitCode> {
             &mut out,
             &serde_json::json!({
                 "filterload": payload,
-                "bytes": filter.len_bytes(),
-                "hash_funcs": filter.hash_funcs(),
+                "bytes": filter.size_bytes(),
+                "hash_funcs": filter.k(),
                 "tweak": filter.tweak(),
                 "flags": filter.flags(),
                 "elements_sized_for": a.elements,

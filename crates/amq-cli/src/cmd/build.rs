@@ -215,7 +215,7 @@ fn run_cuckoo(a: Args) -> Result<ExitCode> {
         "seed": filter.seed(),
         "bytes": filter.size_bytes(),
         "bits_per_key": bits_per_key,
-        "expected_fpr": filter.expected_fpr(),
+        "expected_fpr": filter.estimated_fpr(),
         "fingerprint_bits": filter.fingerprint_bits(),
         "buckets": filter.buckets(),
         "load_factor": filter.load_factor(),
@@ -229,7 +229,7 @@ fn run_cuckoo(a: Args) -> Result<ExitCode> {
             filter.load_factor(),
             filter.size_bytes(),
             bits_per_key,
-            filter.expected_fpr() * 100.0
+            filter.estimated_fpr() * 100.0
         )
     })?;
     Ok(ExitCode::SUCCESS)

@@ -95,7 +95,7 @@ fn bloom(a: BloomArgs) -> Result<ExitCode> {
                 "logsBloom": bloom,
                 "objects": entries.0.len(),
                 "logs": logs,
-                "bits_set": bloom.count_ones(),
+                "bits_set": bloom.bits_set(),
             }),
         )?;
     } else {

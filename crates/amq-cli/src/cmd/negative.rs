@@ -181,7 +181,7 @@ pub(crate) fn info_fields(
         ("occupied", c.occupied().into()),
         ("occupancy", c.occupancy().into()),
         ("fpr_bound", c.fpr_bound().into()),
-        ("expected_fpr", c.expected_fpr().into()),
+        ("expected_fpr", c.estimated_fpr().into()),
         (
             "fnr_of_oldest_item",
             false_negative_rate(c.inserted(), c.slots(), c.ways()).into(),

@@ -387,7 +387,7 @@ fn negative(a: NegativeArgs) -> Result<ExitCode> {
         let still_matches = (f64::from(cache.ways()) * (-f64::from(cache.b())).exp2()).min(1.0);
         let fnr_formula =
             mean_false_negative_rate(distinct, cache.slots(), cache.ways()) * (1.0 - still_matches);
-        let fpr_formula = cache.expected_fpr();
+        let fpr_formula = cache.estimated_fpr();
         let occ = cache.occupancy();
         let _ = writeln!(
             csv,
@@ -599,7 +599,7 @@ fn cuckoo(a: CuckooArgs) -> Result<ExitCode> {
         let _ = writeln!(
             csv,
             "{phase},{},{load:.6},{},{fp},{got:.6e},{formula:.6e},{false_negatives}",
-            f.len(),
+            f.inserted(),
             a.queries
         );
         (load, got, formula, false_negatives)
@@ -729,7 +729,7 @@ fn aging(a: AgingArgs) -> Result<ExitCode> {
         } else {
             old_maybe as f64 / old_queries as f64
         };
-        let (expected, bound) = (f.expected_fpr(), f.fpr_bound());
+        let (expected, bound) = (f.estimated_fpr(), f.fpr_bound());
         let _ = writeln!(
             csv,
             "{inserted},{},{fp},{got:.6e},{expected:.6e},{bound:.6e},{},{missed},{old_queries},{old_maybe},{old_rate:.6e}",

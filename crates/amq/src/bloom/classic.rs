@@ -244,7 +244,7 @@ impl BloomFilter {
 
     /// X, the number of bits set.
     pub fn bits_set(&self) -> u64 {
-        self.bits.count_ones()
+        self.bits.bits_set()
     }
 
     /// X/m, the fraction of bits set.

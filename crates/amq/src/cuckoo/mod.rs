@@ -576,7 +576,7 @@ impl CuckooFilter {
     }
     /// Fingerprints held (inserts minus removals), the victim stash included.
     #[inline]
-    pub fn len(&self) -> u64 {
+    pub fn inserted(&self) -> u64 {
         self.len
     }
     /// `true` if no fingerprint is held.
@@ -603,7 +603,7 @@ impl CuckooFilter {
         self.buckets * u64::from(self.f / 2)
     }
     /// The false-positive rate at the current load factor, [`fpr_exact`].
-    pub fn expected_fpr(&self) -> f64 {
+    pub fn estimated_fpr(&self) -> f64 {
         fpr_exact(self.f, self.load_factor())
     }
 

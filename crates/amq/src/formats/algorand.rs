@@ -360,7 +360,7 @@ impl AlgorandBloom {
     }
 
     /// The number of set bits.
-    pub fn count_ones(&self) -> u64 {
+    pub fn bits_set(&self) -> u64 {
         self.bytes.iter().map(|b| u64::from(b.count_ones())).sum()
     }
 

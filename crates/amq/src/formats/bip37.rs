@@ -140,7 +140,7 @@ pub fn core_size(n: u32, fpr: f64) -> Result<(usize, u32)> {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Bip37Filter {
     data: Vec<u8>,
-    hash_funcs: u32,
+    k: u32,
     tweak: u32,
     flags: u8,
 }
@@ -156,14 +156,14 @@ impl Bip37Filter {
     /// ```
     /// use amq::formats::bip37::Bip37Filter;
     /// let f = Bip37Filter::new(2, 0.001, 0, 1)?;
-    /// assert_eq!((f.len_bytes(), f.hash_funcs()), (3, 8));
+    /// assert_eq!((f.size_bytes(), f.k()), (3, 8));
     /// # Ok::<(), amq::Error>(())
     /// ```
     pub fn new(n: u32, fpr: f64, tweak: u32, flags: u8) -> Result<Self> {
-        let (bytes, hash_funcs) = core_size(n, fpr)?;
+        let (bytes, k) = core_size(n, fpr)?;
         Ok(Bip37Filter {
             data: alloc::vec![0; bytes],
-            hash_funcs,
+            k,
             tweak,
             flags,
         })
@@ -172,13 +172,13 @@ impl Bip37Filter {
     /// A filter from its parts, as a peer would send them.
     ///
     /// # Errors
-    /// [`Error::TooLarge`] if `data` is longer than [`MAX_BLOOM_FILTER_SIZE`] or `hash_funcs`
+    /// [`Error::TooLarge`] if `data` is longer than [`MAX_BLOOM_FILTER_SIZE`] or `k`
     /// is over [`MAX_HASH_FUNCS`] (Core's `IsWithinSizeConstraints`).
-    pub fn from_parts(data: Vec<u8>, hash_funcs: u32, tweak: u32, flags: u8) -> Result<Self> {
-        check_caps(data.len() as u64, hash_funcs)?;
+    pub fn from_parts(data: Vec<u8>, k: u32, tweak: u32, flags: u8) -> Result<Self> {
+        check_caps(data.len() as u64, k)?;
         Ok(Bip37Filter {
             data,
-            hash_funcs,
+            k,
             tweak,
             flags,
         })
@@ -191,8 +191,8 @@ impl Bip37Filter {
     }
     /// The filter's size in bytes.
     #[inline]
-    pub fn len_bytes(&self) -> usize {
-        self.data.len()
+    pub fn size_bytes(&self) -> u64 {
+        self.data.len() as u64
     }
     /// m, the filter's size in bits (bytes·8).
     #[inline]
@@ -201,8 +201,8 @@ impl Bip37Filter {
     }
     /// k, the number of hash functions (`nHashFuncs`).
     #[inline]
-    pub fn hash_funcs(&self) -> u32 {
-        self.hash_funcs
+    pub fn k(&self) -> u32 {
+        self.k
     }
     /// `nTweak`, added to every hash function's seed.
     #[inline]
@@ -239,7 +239,7 @@ impl Bip37Filter {
             return false;
         }
         let mut changed = false;
-        for i in 0..self.hash_funcs {
+        for i in 0..self.k {
             let b = self.bit_index(i, key);
             let (byte, mask) = ((b >> 3) as usize, 1u8 << (b & 7));
             changed |= self.data[byte] & mask == 0;
@@ -254,7 +254,7 @@ impl Bip37Filter {
         if self.data.is_empty() {
             return true;
         }
-        (0..self.hash_funcs).all(|i| {
+        (0..self.k).all(|i| {
             let b = self.bit_index(i, key);
             self.data[(b >> 3) as usize] & (1u8 << (b & 7)) != 0
         })
@@ -268,10 +268,10 @@ impl Bip37Filter {
     /// The classic expected false-positive rate after `n` distinct insertions,
     /// `(1 − e^(−k·n/m))^k` ([`math::fpr`](crate::math::fpr)); 1 for an empty filter or k = 0.
     pub fn expected_fpr(&self, n: u64) -> f64 {
-        if self.data.is_empty() || self.hash_funcs == 0 {
+        if self.data.is_empty() || self.k == 0 {
             return 1.0;
         }
-        crate::math::fpr(n, self.m(), self.hash_funcs)
+        crate::math::fpr(n, self.m(), self.k)
     }
 
     /// The `filterload` payload: `CompactSize(bytes) ‖ data ‖ nHashFuncs (u32 LE) ‖
@@ -280,7 +280,7 @@ impl Bip37Filter {
         let mut out = Vec::with_capacity(self.data.len() + 12);
         write_compact_size(self.data.len() as u64, &mut out);
         out.extend_from_slice(&self.data);
-        out.extend_from_slice(&self.hash_funcs.to_le_bytes());
+        out.extend_from_slice(&self.k.to_le_bytes());
         out.extend_from_slice(&self.tweak.to_le_bytes());
         out.push(self.flags);
         out
@@ -308,7 +308,7 @@ impl Bip37Filter {
         let len = len as usize;
         let data = take(bytes, at, len, "filter data")?.to_vec();
         at += len;
-        let hash_funcs = u32::from_le_bytes(take4(bytes, at, "nHashFuncs")?);
+        let k = u32::from_le_bytes(take4(bytes, at, "nHashFuncs")?);
         at += 4;
         let tweak = u32::from_le_bytes(take4(bytes, at, "nTweak")?);
         at += 4;
@@ -320,10 +320,10 @@ impl Bip37Filter {
                 alloc::format!("{} bytes after the filterload payload", bytes.len() - at),
             ));
         }
-        check_caps(len as u64, hash_funcs)?;
+        check_caps(len as u64, k)?;
         Ok(Bip37Filter {
             data,
-            hash_funcs,
+            k,
             tweak,
             flags,
         })
@@ -430,7 +430,7 @@ impl<T: Item + ?Sized> Insert<T> for Bip37Filter {
     }
 }
 
-fn check_caps(bytes: u64, hash_funcs: u32) -> Result<()> {
+fn check_caps(bytes: u64, k: u32) -> Result<()> {
     if bytes > MAX_BLOOM_FILTER_SIZE as u64 {
         return Err(Error::TooLarge {
             what: "BIP37 filter size in bytes",
@@ -438,10 +438,10 @@ fn check_caps(bytes: u64, hash_funcs: u32) -> Result<()> {
             limit: MAX_BLOOM_FILTER_SIZE as u64,
         });
     }
-    if hash_funcs > MAX_HASH_FUNCS {
+    if k > MAX_HASH_FUNCS {
         return Err(Error::TooLarge {
             what: "BIP37 nHashFuncs",
-            value: u64::from(hash_funcs),
+            value: u64::from(k),
             limit: u64::from(MAX_HASH_FUNCS),
         });
     }
@@ -638,7 +638,7 @@ mod tests {
     #[test]
     fn empty_filter_matches_everything() {
         let mut f = Bip37Filter::new(1, 1.0, 0, 0).unwrap();
-        assert_eq!(f.len_bytes(), 0);
+        assert_eq!(f.size_bytes(), 0);
         assert!(!f.insert_bytes(b"x"));
         assert!(f.contains_bytes(b"anything"));
         assert_eq!(f.to_filterload(), vec![0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
@@ -648,7 +648,7 @@ mod tests {
     fn caps_refused_on_decode() {
         let big = Bip37Filter {
             data: vec![0; MAX_BLOOM_FILTER_SIZE + 1],
-            hash_funcs: 1,
+            k: 1,
             tweak: 0,
             flags: 0,
         };
@@ -658,7 +658,7 @@ mod tests {
         ));
         let many = Bip37Filter {
             data: vec![0; 1],
-            hash_funcs: 51,
+            k: 51,
             tweak: 0,
             flags: 0,
         };

@@ -35,7 +35,7 @@
 //! .map(|t| amq::formats::eth::hex_array::<32>(t).unwrap());
 //! let mut bloom = LogsBloom::new();
 //! bloom.accrue_log(&address, &topics);
-//! assert_eq!(bloom.count_ones(), 12);
+//! assert_eq!(bloom.bits_set(), 12);
 //! assert!(bloom.contains(&address));
 //! assert!(!bloom.contains(b"an address that is not there"));
 //! assert!(bloom.to_hex().starts_with("0x0000"));
@@ -389,13 +389,13 @@ impl LogsBloom {
     }
 
     /// The number of bits set.
-    pub fn count_ones(&self) -> u32 {
+    pub fn bits_set(&self) -> u32 {
         self.0.iter().map(|b| b.count_ones()).sum()
     }
 
     /// The fraction of the 2048 bits that are set.
     pub fn fill_ratio(&self) -> f64 {
-        f64::from(self.count_ones()) / LOGS_BLOOM_BITS as f64
+        f64::from(self.bits_set()) / LOGS_BLOOM_BITS as f64
     }
 
     /// The false-positive rate of one input at the current fill, `(X/m)³`.

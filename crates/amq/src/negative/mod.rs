@@ -268,7 +268,7 @@ impl<C: Clock> NegativeCache<C> {
 
     /// The expected false-positive rate now: occupancy·w·2⁻ᵇ (the query's set holds
     /// occupancy·w fingerprints on average).
-    pub fn expected_fpr(&self) -> f64 {
+    pub fn estimated_fpr(&self) -> f64 {
         (self.occupancy() * f64::from(self.ways) * libm::exp2(-f64::from(self.b))).min(1.0)
     }
 

@@ -258,7 +258,7 @@ fn measured_rates_match_the_formulas() {
         let fp = (1_000_000..1_000_000 + trials)
             .filter(|x| c.contains(x))
             .count() as u64;
-        let want = c.expected_fpr();
+        let want = c.estimated_fpr();
         let got = fp as f64 / trials as f64;
         assert!(
             (got - want).abs() <= 3.0 * binomial_sigma(want, trials),

@@ -291,7 +291,7 @@ impl<C: Clock> AgingBloom<C> {
     /// The bound `1 − (1 − (1 − (1 − 1/m)^(k·c))^k)^g` for generations of at most c items (c
     /// the [`Rotation::Count`] capacity, or for `Time` the most items any live generation
     /// holds): the exact expectation of each generation at its fullest, so
-    /// [`expected_fpr`](Self::expected_fpr) never exceeds it.
+    /// [`estimated_fpr`](Self::estimated_fpr) never exceeds it.
     pub fn fpr_bound(&self) -> f64 {
         let c = match self.rotation {
             Rotation::Count(c) => c,
@@ -303,7 +303,7 @@ impl<C: Clock> AgingBloom<C> {
 
     /// The expected false-positive rate now, from the items each live generation holds:
     /// `1 − Πⱼ(1 − (1 − (1 − 1/m)^(k·nⱼ))^k)`.
-    pub fn expected_fpr(&self) -> f64 {
+    pub fn estimated_fpr(&self) -> f64 {
         let live = self.live_mask(self.clock.now());
         let mut keep = 1.0;
         for (j, &n) in self.counts.iter().enumerate() {

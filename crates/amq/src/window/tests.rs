@@ -370,7 +370,7 @@ fn aging_measured_fpr_matches_the_formula() {
     let hits = (0..trials)
         .filter(|i| f.contains(&(1u64 << 40 | i)))
         .count() as u64;
-    let want = f.expected_fpr();
+    let want = f.estimated_fpr();
     let got = hits as f64 / trials as f64;
     assert!(
         (got - want).abs() <= 3.0 * binomial_sigma(want, trials),
