@@ -66,6 +66,14 @@ pub enum Error {
         /// The kind code found in the input.
         found: u32,
     },
+    /// The filter's kind does not do what was asked (a Bloom filter cannot delete; a
+    /// sliding-window filter answers only for an item at a position).
+    Unsupported {
+        /// The kind's name.
+        kind: &'static str,
+        /// What was asked, and what to do instead.
+        operation: &'static str,
+    },
     /// The stored checksum does not match the bytes.
     ChecksumMismatch {
         /// The checksum stored in the input.
@@ -161,6 +169,9 @@ impl fmt::Display for Error {
             ),
             Error::WrongKind { expected, found } => {
                 write!(f, "wrong filter kind: expected {expected}, found kind code {found}")
+            }
+            Error::Unsupported { kind, operation } => {
+                write!(f, "a {kind} filter does not support {operation}")
             }
             Error::ChecksumMismatch { stored, computed } => write!(
                 f,

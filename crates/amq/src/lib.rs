@@ -34,7 +34,6 @@
 
 extern crate alloc;
 
-mod any;
 pub mod bits;
 mod bloom;
 pub mod clock;
@@ -46,13 +45,14 @@ pub mod gcs;
 pub mod hash;
 pub mod math;
 pub mod negative;
+mod registry;
 pub mod window;
 pub mod wire;
 
-pub use any::{AnyFilter, Info};
 pub use bloom::{BlockedBloomFilter, BloomFilter};
 pub use cuckoo::CuckooFilter;
 pub use error::{Error, Result};
 pub use filter::{Filter, Insert, Item, Merge, Remove};
 pub use negative::NegativeCache;
+pub use registry::{AnyFilter, Details, Info};
 pub use window::{AgingBloom, SlidingWindowBloom};

@@ -69,6 +69,28 @@ impl Kind {
         })
     }
 
+    /// Every kind, in code order.
+    pub const ALL: [Kind; 6] = [
+        Kind::Bloom,
+        Kind::BlockedBloom,
+        Kind::Cuckoo,
+        Kind::SlidingWindowBloom,
+        Kind::AgingBloom,
+        Kind::NegativeCache,
+    ];
+
+    /// The kind with this [`name`](Self::name).
+    ///
+    /// # Example
+    /// ```
+    /// use amq::wire::Kind;
+    /// assert_eq!(Kind::from_name("blocked-bloom"), Some(Kind::BlockedBloom));
+    /// assert_eq!(Kind::from_name("bloomier"), None);
+    /// ```
+    pub fn from_name(name: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.name() == name)
+    }
+
     /// The kind's name on the command line and in JSON (`bloom`, `blocked-bloom`, ...).
     pub fn name(self) -> &'static str {
         match self {
@@ -79,6 +101,26 @@ impl Kind {
             Kind::AgingBloom => "aging-bloom",
             Kind::NegativeCache => "negative-cache",
         }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for Kind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> core::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for Kind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> core::result::Result<Kind, D::Error> {
+        let name = <alloc::borrow::Cow<'de, str>>::deserialize(d)?;
+        Kind::from_name(&name).ok_or_else(|| {
+            serde::de::Error::custom(alloc::format!(
+                "unknown filter kind {name:?} (bloom, blocked-bloom, cuckoo, \
+                 sliding-window-bloom, aging-bloom, negative-cache)"
+            ))
+        })
     }
 }
 

@@ -2,7 +2,6 @@
 
 use super::{parse_fpr, write_atomically};
 use crate::input;
-use crate::output::print_fields;
 use amq::clock::{Clock, ManualClock, SystemClock};
 use amq::window::{AgingBloom, Rotation};
 use amq::{Filter, Insert};
@@ -145,32 +144,6 @@ fn contains(a: ContainsArgs) -> Result<ExitCode> {
 }
 
 fn info(a: InfoArgs) -> Result<ExitCode> {
-    print_fields(&info_fields(&load(&a.filter, a.now)?), a.json)?;
+    super::info::print_info(&load(&a.filter, a.now)?.info(), a.json)?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// What `amq aging info` and `amq info` show of an aging filter.
-pub(crate) fn info_fields(f: &AgingBloom<ManualClock>) -> Vec<(&'static str, serde_json::Value)> {
-    let (rotation, period) = match f.rotation() {
-        Rotation::Count(c) => ("count", c),
-        Rotation::Time(d) => ("seconds", d),
-    };
-    let g = u64::from(f.generations());
-    vec![
-        ("kind", "aging-bloom".into()),
-        ("m_bits_per_generation", f.m().into()),
-        ("k", f.k().into()),
-        ("generations", g.into()),
-        ("rotation", rotation.into()),
-        ("rotation_period", period.into()),
-        ("window_at_least", ((g - 1) * period).into()),
-        ("window_at_most", (g * period).into()),
-        ("seed", f.seed().into()),
-        ("items_inserted", f.inserted().into()),
-        ("generation_counts", f.generation_counts().into()),
-        ("fill_ratio", f.fill_ratio().into()),
-        ("expected_fpr", f.estimated_fpr().into()),
-        ("fpr_bound", f.fpr_bound().into()),
-        ("bytes", f.size_bytes().into()),
-    ]
 }

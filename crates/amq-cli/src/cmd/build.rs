@@ -1,9 +1,10 @@
 //! `amq build`: build a filter from items, one per line.
 
-use super::{parse_fpr, write_atomically, BloomKind, FilterKind};
+use super::{parse_fpr, write_atomically, FilterKind};
 use crate::input;
-use amq::math::{plan, Target};
-use amq::{AnyFilter, BlockedBloomFilter, BloomFilter, CuckooFilter};
+use amq::math::{bloom_plan, Spec, Target};
+use amq::wire::Kind;
+use amq::{AnyFilter, CuckooFilter};
 use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -48,13 +49,6 @@ pub struct Args {
     output: PathBuf,
     /// Input files (default: stdin; `-` is stdin).
     files: Vec<PathBuf>,
-}
-
-fn new_filter(kind: BloomKind, m: u64, k: u32, seed: u64) -> Result<AnyFilter> {
-    Ok(match kind {
-        BloomKind::Bloom => AnyFilter::Bloom(BloomFilter::new(m, k, seed)?),
-        BloomKind::BlockedBloom => AnyFilter::BlockedBloom(BlockedBloomFilter::new(m, k, seed)?),
-    })
 }
 
 /// Calls `f` with the XXH3-128 hash (under --seed) of every input item and how many items
@@ -102,16 +96,16 @@ fn insert_hash(f: &mut AnyFilter, h: u128) {
 
 /// Runs `amq build`.
 pub fn run(a: Args) -> Result<ExitCode> {
-    let Some(kind) = a.kind.bloom() else {
+    let kind = a.kind.kind();
+    if kind == Kind::Cuckoo {
         return run_cuckoo(a);
-    };
+    }
     let bar = crate::output::progress(None, "reading items");
     // With n known up front the items stream straight into the filter; otherwise their hashes
     // are collected, deduplicated and counted first.
     let streaming = a.items.is_some() || (a.bits.is_some() && a.hashes.is_some());
     let (filter, n) = if streaming {
-        let (m, k) = shape(&a, kind, a.items.unwrap_or(1).max(1))?;
-        let mut f = new_filter(kind, m, k, a.seed)?;
+        let mut f = AnyFilter::new(&spec(&a, kind, a.items.unwrap_or(1).max(1))?, a.seed)?;
         let count = for_each_hash(&a, &bar, |h, _| {
             insert_hash(&mut f, h);
             Ok(())
@@ -120,8 +114,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     } else {
         let hashes = distinct_hashes(&a, &bar)?;
         let n = hashes.len() as u64;
-        let (m, k) = shape(&a, kind, n.max(1))?;
-        let mut f = new_filter(kind, m, k, a.seed)?;
+        let mut f = AnyFilter::new(&spec(&a, kind, n.max(1))?, a.seed)?;
         for h in hashes {
             insert_hash(&mut f, h);
         }
@@ -130,16 +123,10 @@ pub fn run(a: Args) -> Result<ExitCode> {
     bar.finish_and_clear();
     write_atomically(&a.output, &filter.to_bytes())?;
     let info = filter.info();
-    let expected = plan(
-        kind.plan_kind(),
-        n.max(1),
-        Target::Bits(info.m_bits),
-        Some(info.k),
-    )?
-    .fpr;
+    let expected = bloom_plan(kind, n.max(1), Target::Bits(info.m_bits), Some(info.k))?.fpr;
     let summary = serde_json::json!({
         "output": a.output.display().to_string(),
-        "kind": info.kind,
+        "kind": info.kind().name(),
         "items": n,
         "m_bits": info.m_bits,
         "k": info.k,
@@ -151,7 +138,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     crate::output::summary(a.json, &summary, || {
         format!(
             "built {}: {} items, m = {} bits, k = {}, {} bytes ({:.2} bits per key), expected fpr {:.4}%",
-            info.kind,
+            info.kind().name(),
             n,
             info.m_bits,
             info.k,
@@ -163,15 +150,14 @@ pub fn run(a: Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// m and k for n items from the flags.
-fn shape(a: &Args, kind: BloomKind, n: u64) -> Result<(u64, u32)> {
+/// The filter to build for n items, from the flags.
+fn spec(a: &Args, kind: Kind, n: u64) -> Result<Spec> {
     let target = match (a.fpr, a.bits) {
         (Some(e), None) => Target::Fpr(e),
         (None, Some(m)) => Target::Bits(m),
         _ => bail!("give either --fpr or --bits"),
     };
-    let p = plan(kind.plan_kind(), n, target, a.hashes)?;
-    Ok((p.m_bits, p.k))
+    Ok(Spec::sized(kind, n, target, a.hashes)?)
 }
 
 /// `amq build --kind cuckoo`: f from --fpr, buckets for n items at load 0.95. Items are a

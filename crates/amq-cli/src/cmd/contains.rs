@@ -1,6 +1,7 @@
 //! `amq contains`: ask the filter about items given on the command line.
 
-use anyhow::Result;
+use amq::clock::{Clock, SystemClock};
+use anyhow::{Context, Result};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -21,6 +22,12 @@ pub struct Args {
 /// Runs `amq contains`.
 pub fn run(a: Args) -> Result<ExitCode> {
     let filter = super::load_filter(&a.filter)?;
-    a.items
-        .answer(super::Answers::maybe(false), |bytes| filter.contains(bytes))
+    filter.set_now(SystemClock.now());
+    // the kinds that cannot answer "maybe present" say so before any answer is printed
+    filter
+        .contains(b"")
+        .with_context(|| format!("{}", a.filter.display()))?;
+    a.items.answer(super::Answers::maybe(false), |bytes| {
+        matches!(filter.contains(bytes), Ok(true))
+    })
 }

@@ -1,8 +1,6 @@
-//! `amq info`: what a filter file holds.
+//! `amq info`: what a filter file holds, for every kind, as the library's [`amq::Info`].
 
-use amq::clock::{Clock, ManualClock, SystemClock};
-use amq::wire::Kind;
-use amq::{AgingBloom, NegativeCache, SlidingWindowBloom};
+use amq::clock::{Clock, SystemClock};
 use anyhow::{Context, Result};
 use std::io::Write;
 use std::path::PathBuf;
@@ -20,87 +18,81 @@ pub struct Args {
     /// One JSON object.
     #[arg(long)]
     json: bool,
-    /// For an aging filter: the time in seconds since the Unix epoch (default: the system
-    /// clock).
+    /// For an aging filter or a negative cache: the time in seconds since the Unix epoch
+    /// (default: the system clock).
     #[arg(long)]
     now: Option<u64>,
 }
 
-/// A figure as JSON: an integer when it is one (a count or a width), else a float.
-fn number(x: f64) -> serde_json::Value {
-    if x.fract() == 0.0 && x.abs() < 9.007_199_254_740_992e15 {
-        serde_json::json!(x as i64)
-    } else {
-        serde_json::json!(x)
-    }
-}
-
 /// Runs `amq info`.
 pub fn run(a: Args) -> Result<ExitCode> {
-    let bytes = crate::input::read_all(&a.filter)?;
-    let context = || format!("{}", a.filter.display());
-    let kind = amq::wire::decode(&bytes).with_context(context)?.kind;
-    let fields = match kind {
-        Kind::SlidingWindowBloom => {
-            let f = SlidingWindowBloom::from_bytes(&bytes).with_context(context)?;
-            Some(super::window::info_fields(&f))
-        }
-        Kind::AgingBloom => {
-            let now = a.now.unwrap_or_else(|| SystemClock.now());
-            let f = AgingBloom::from_bytes(&bytes)
-                .with_context(context)?
-                .with_clock(ManualClock::new(now));
-            Some(super::aging::info_fields(&f))
-        }
-        Kind::NegativeCache => {
-            let c = NegativeCache::from_bytes(&bytes)
-                .with_context(context)?
-                .with_clock(ManualClock::new(SystemClock.now()));
-            Some(super::negative::info_fields(&c))
-        }
-        _ => None,
-    };
-    if let Some(fields) = fields {
-        crate::output::print_fields(&fields, a.json)?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    let filter = amq::AnyFilter::from_bytes(&bytes).with_context(context)?;
-    let i = filter.info();
+    let filter = super::load_filter(&a.filter)?;
+    filter.set_now(a.now.unwrap_or_else(|| SystemClock.now()));
+    print_info(&filter.info(), a.json)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The common fields, first and in this order in the text view; the kind's own follow.
+const COMMON: [&str; 9] = [
+    "kind",
+    "m_bits",
+    "k",
+    "seed",
+    "items_inserted",
+    "bytes",
+    "fill_ratio",
+    "estimated_items",
+    "estimated_fpr",
+];
+
+/// Prints an [`amq::Info`]: its serialised JSON object on one line, or one `name value` line
+/// per field (the common fields first).
+pub fn print_info(info: &amq::Info, json: bool) -> Result<()> {
+    let value = serde_json::to_value(info).context("cannot serialise the filter's info")?;
     let mut out = crate::output::stdout();
-    if a.json {
-        let mut v = serde_json::json!({
-            "kind": i.kind,
-            "m_bits": i.m_bits,
-            "k": i.k,
-            "seed": i.seed,
-            "items_inserted": i.inserted,
-            "fill_ratio": i.fill_ratio,
-            "estimated_items": i.estimated_items,
-            "estimated_fpr": i.estimated_fpr,
-            "bytes": i.bytes,
-        });
-        for (name, value) in &i.extra {
-            v[*name] = number(*value);
-        }
-        crate::output::json_line(&mut out, &v)?;
+    if json {
+        crate::output::json_line(&mut out, &value)?;
     } else {
-        writeln!(out, "kind             {}", i.kind)?;
-        writeln!(out, "m (bits)         {}", i.m_bits)?;
-        writeln!(out, "k                {}", i.k)?;
-        writeln!(out, "seed             {}", i.seed)?;
-        writeln!(out, "items inserted   {}", i.inserted)?;
-        writeln!(out, "fill ratio       {:.6}", i.fill_ratio)?;
-        writeln!(out, "estimated items  {:.0}", i.estimated_items)?;
-        writeln!(out, "estimated fpr    {:.6e}", i.estimated_fpr)?;
-        writeln!(out, "bytes            {}", i.bytes)?;
-        for (name, value) in &i.extra {
-            let text = match number(*value) {
-                serde_json::Value::Number(n) if n.is_i64() => n.to_string(),
-                _ => format!("{value:.6}"),
-            };
-            writeln!(out, "{:<16} {text}", name.replace('_', " "))?;
+        let obj = value.as_object().context("info is not an object")?;
+        let rest = obj.keys().filter(|k| !COMMON.contains(&k.as_str()));
+        let rows: Vec<(String, String)> = COMMON
+            .iter()
+            .copied()
+            .chain(rest.map(String::as_str))
+            .filter_map(|key| {
+                let label = match key {
+                    "m_bits" => "m (bits)".to_string(),
+                    other => other.replace('_', " "),
+                };
+                obj.get(key).map(|v| (label, text(v)))
+            })
+            .collect();
+        let width = rows.iter().map(|(l, _)| l.chars().count()).max().unwrap_or(0);
+        for (label, value) in rows {
+            writeln!(out, "{label:<width$} {value}")?;
         }
     }
     out.flush()?;
-    Ok(ExitCode::SUCCESS)
+    Ok(())
+}
+
+/// A field's text: integers (and whole figures) as they are, fractions to 6 decimals, small rates in scientific
+/// notation, lists comma-separated, absent values as `-`.
+fn text(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Null => "-".to_string(),
+        serde_json::Value::Number(n) if n.is_f64() => {
+            let x = n.as_f64().unwrap_or(f64::NAN);
+            if x.fract() == 0.0 && x.abs() < 9.007_199_254_740_992e15 {
+                format!("{x:.0}")
+            } else if x.abs() < 1e-3 {
+                format!("{x:.6e}")
+            } else {
+                format!("{x:.6}")
+            }
+        }
+        serde_json::Value::Array(items) => items.iter().map(text).collect::<Vec<_>>().join(","),
+        other => other.to_string(),
+    }
 }

@@ -35,7 +35,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     eprintln!(
         "merged {} filters: {} m = {} bits, k = {}, {} items inserted",
         a.filters.len(),
-        i.kind,
+        i.kind().name(),
         i.m_bits,
         i.k,
         i.inserted

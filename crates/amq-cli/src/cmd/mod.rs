@@ -222,7 +222,7 @@ pub fn parse_fpr(s: &str) -> Result<f64, String> {
     }
 }
 
-/// The Bloom kinds `plan` and `build` know.
+/// The Bloom kinds `amq sim bloom` knows.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BloomKind {
     /// Classic Bloom filter over m bits.
@@ -232,16 +232,17 @@ pub enum BloomKind {
 }
 
 impl BloomKind {
-    /// The planner's kind.
-    pub fn plan_kind(self) -> amq::math::PlanKind {
+    /// The library's kind.
+    pub fn plan_kind(self) -> amq::wire::Kind {
         match self {
-            BloomKind::Bloom => amq::math::PlanKind::Bloom,
-            BloomKind::BlockedBloom => amq::math::PlanKind::BlockedBloom,
+            BloomKind::Bloom => amq::wire::Kind::Bloom,
+            BloomKind::BlockedBloom => amq::wire::Kind::BlockedBloom,
         }
     }
 }
 
-/// The kinds `plan` and `build` know: the Bloom kinds and the cuckoo filter.
+/// The kinds `plan` and `build` size from n items and a target: the Bloom kinds and the
+/// cuckoo filter.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FilterKind {
     /// Classic Bloom filter over m bits.
@@ -253,48 +254,19 @@ pub enum FilterKind {
 }
 
 impl FilterKind {
-    /// The Bloom kind, or `None` for a cuckoo filter.
-    pub fn bloom(self) -> Option<BloomKind> {
+    /// Every kind, in the order `amq plan` lists them.
+    pub const ALL: [FilterKind; 3] = [
+        FilterKind::Bloom,
+        FilterKind::BlockedBloom,
+        FilterKind::Cuckoo,
+    ];
+
+    /// The library's kind.
+    pub fn kind(self) -> amq::wire::Kind {
         match self {
-            FilterKind::Bloom => Some(BloomKind::Bloom),
-            FilterKind::BlockedBloom => Some(BloomKind::BlockedBloom),
-            FilterKind::Cuckoo => None,
+            FilterKind::Bloom => amq::wire::Kind::Bloom,
+            FilterKind::BlockedBloom => amq::wire::Kind::BlockedBloom,
+            FilterKind::Cuckoo => amq::wire::Kind::Cuckoo,
         }
     }
-}
-
-/// A cuckoo filter plan as JSON (the fields `amq plan --kind cuckoo --json` prints): the
-/// Bloom plan's fields where they have a meaning (k = 2: a query probes two buckets), and the
-/// fingerprint width, buckets and load factor.
-pub fn cuckoo_plan_json(p: &amq::cuckoo::CuckooPlan) -> serde_json::Value {
-    serde_json::json!({
-        "kind": "cuckoo",
-        "items": p.items,
-        "m_bits": p.m_bits,
-        "k": 2,
-        "bytes": p.bytes,
-        "bits_per_key": p.bits_per_key,
-        "fpr": p.fpr,
-        "fpr_exact": p.fpr_exact,
-        "fingerprint_bits": p.fingerprint_bits,
-        "buckets": p.buckets,
-        "slots_per_bucket": amq::cuckoo::SLOTS_PER_BUCKET,
-        "load_factor": p.load_factor,
-    })
-}
-
-/// A plan as JSON (the fields `amq plan --json` prints).
-pub fn plan_json(p: &amq::math::Plan) -> serde_json::Value {
-    serde_json::json!({
-        "kind": p.kind.name(),
-        "items": p.items,
-        "m_bits": p.m_bits,
-        "k": p.k,
-        "bytes": p.bytes,
-        "bits_per_key": p.bits_per_key,
-        "fpr": p.fpr,
-        "fpr_exact": p.fpr_exact,
-        "bit_zero_probability": p.bit_zero_probability,
-        "optimal_k": p.optimal_k,
-    })
 }

@@ -2,9 +2,8 @@
 
 use super::write_atomically;
 use crate::input;
-use crate::output::print_fields;
 use amq::clock::{Clock, ManualClock, SystemClock};
-use amq::negative::{false_negative_rate, NegativeCache};
+use amq::negative::NegativeCache;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -161,31 +160,6 @@ fn remove(a: RemoveArgs) -> Result<ExitCode> {
 }
 
 fn info(a: InfoArgs) -> Result<ExitCode> {
-    print_fields(&info_fields(&load(&a.filter, None)?), a.json)?;
+    super::info::print_info(&load(&a.filter, None)?.info(), a.json)?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// What `amq negative info` and `amq info` show of a negative cache.
-pub(crate) fn info_fields(
-    c: &NegativeCache<ManualClock>,
-) -> Vec<(&'static str, serde_json::Value)> {
-    vec![
-        ("kind", "negative-cache".into()),
-        ("l", c.l().into()),
-        ("slots", c.slots().into()),
-        ("b", c.b().into()),
-        ("ways", c.ways().into()),
-        ("ttl_seconds", c.ttl().into()),
-        ("seed", c.seed().into()),
-        ("items_inserted", c.inserted().into()),
-        ("occupied", c.occupied().into()),
-        ("occupancy", c.occupancy().into()),
-        ("fpr_bound", c.fpr_bound().into()),
-        ("expected_fpr", c.estimated_fpr().into()),
-        (
-            "fnr_of_oldest_item",
-            false_negative_rate(c.inserted(), c.slots(), c.ways()).into(),
-        ),
-        ("bytes", c.size_bytes().into()),
-    ]
 }

@@ -1,7 +1,7 @@
 //! `amq plan`: size a filter for n items and a target ε, bit budget or memory budget.
 
-use super::{cuckoo_plan_json, parse_bytes, parse_fpr, plan_json, FilterKind};
-use amq::math::{plan, Target};
+use super::{parse_bytes, parse_fpr, FilterKind};
+use amq::math::{plan, Plan, PlanDetails, Spec, Target};
 use anyhow::Result;
 use std::io::Write;
 use std::process::ExitCode;
@@ -36,7 +36,7 @@ pub struct Args {
     /// The kind to plan (default: every kind that can meet the target).
     #[arg(long, value_enum)]
     kind: Option<FilterKind>,
-    /// Machine-readable output: one JSON object per kind.
+    /// Machine-readable output: one JSON object per kind (the library's serialised Plan).
     #[arg(long)]
     json: bool,
 }
@@ -51,12 +51,23 @@ pub fn run(a: Args) -> Result<ExitCode> {
     };
     let kinds = match a.kind {
         Some(k) => vec![k],
-        None => vec![
-            FilterKind::Bloom,
-            FilterKind::BlockedBloom,
-            FilterKind::Cuckoo,
-        ],
+        None => FilterKind::ALL.to_vec(),
     };
+    // plan every kind first, so that nothing is printed before an error
+    let mut plans = Vec::new();
+    for kind in kinds {
+        let planned = Spec::sized(kind.kind(), a.items, target, a.hashes).and_then(|s| plan(&s));
+        match planned {
+            Ok(p) => plans.push(p),
+            // listed with the others only where it can meet the target
+            Err(e) if a.kind.is_none() && kind == FilterKind::Cuckoo => {
+                if a.hashes.is_none() {
+                    eprintln!("cuckoo: not planned: {e}");
+                }
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
     let mut out = crate::output::stdout();
     if !a.json {
         writeln!(
@@ -65,62 +76,54 @@ pub fn run(a: Args) -> Result<ExitCode> {
             "kind", "m_bits", "k", "bytes", "bits/key", "fpr", "fpr_exact", "bit_zero"
         )?;
     }
-    for kind in kinds {
-        let Some(kind) = kind.bloom() else {
-            if a.kind.is_some() {
-                cuckoo_row(&mut out, &a, target)?;
-            } else if a.hashes.is_none() {
-                // listed with the others only where it can meet the target
-                if let Err(e) = cuckoo_row(&mut out, &a, target) {
-                    eprintln!("cuckoo: not planned: {e:#}");
-                }
-            }
-            continue;
-        };
-        let p = plan(kind.plan_kind(), a.items, target, a.hashes)?;
+    for p in &plans {
         if a.json {
-            crate::output::json_line(&mut out, &plan_json(&p))?;
+            crate::output::json_line(&mut out, &serde_json::to_value(p)?)?;
         } else {
-            writeln!(
-                out,
-                "{:<14} {:>14} {:>3} {:>14} {:>12.4} {:>12.6e} {:>12.6e} {:>10.6}",
-                p.kind.name(),
-                p.m_bits,
-                p.k,
-                p.bytes,
-                p.bits_per_key,
-                p.fpr,
-                p.fpr_exact,
-                p.bit_zero_probability
-            )?;
+            row(&mut out, p)?;
         }
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// The cuckoo filter's plan: the table's row (k = 2 buckets probed; no bit-zero probability),
-/// then its fingerprint width, buckets and load factor.
-fn cuckoo_row(out: &mut impl Write, a: &Args, target: Target) -> Result<()> {
-    if a.hashes.is_some() {
-        anyhow::bail!("--hashes does not apply to a cuckoo filter (a query probes 2 buckets)");
-    }
-    let p = amq::cuckoo::plan(a.items, target)?;
-    if a.json {
-        crate::output::json_line(out, &cuckoo_plan_json(&p))?;
-    } else {
+/// One plan in the text table; a cuckoo filter's fingerprint width, buckets and load factor
+/// on a second line.
+fn row(out: &mut impl Write, p: &Plan) -> Result<()> {
+    let bit_zero = match p.details {
+        PlanDetails::Bloom {
+            bit_zero_probability,
+            ..
+        }
+        | PlanDetails::BlockedBloom {
+            bit_zero_probability,
+            ..
+        } => format!("{bit_zero_probability:.6}"),
+        _ => "-".to_string(),
+    };
+    writeln!(
+        out,
+        "{:<14} {:>14} {:>3} {:>14} {:>12.4} {:>12.6e} {:>12.6e} {:>10}",
+        p.kind().name(),
+        p.m_bits,
+        p.k,
+        p.bytes,
+        p.bits_per_key,
+        p.fpr,
+        p.fpr_exact,
+        bit_zero
+    )?;
+    if let PlanDetails::Cuckoo {
+        fingerprint_bits,
+        buckets,
+        slots_per_bucket,
+        load_factor,
+    } = p.details
+    {
         writeln!(
             out,
-            "{:<14} {:>14} {:>3} {:>14} {:>12.4} {:>12.6e} {:>12.6e} {:>10}",
-            "cuckoo", p.m_bits, 2, p.bytes, p.bits_per_key, p.fpr, p.fpr_exact, "-"
-        )?;
-        writeln!(
-            out,
-            "  fingerprint {} bits, {} buckets of {} slots, load factor {:.4}",
-            p.fingerprint_bits,
-            p.buckets,
-            amq::cuckoo::SLOTS_PER_BUCKET,
-            p.load_factor
+            "  fingerprint {fingerprint_bits} bits, {buckets} buckets of {slots_per_bucket} \
+             slots, load factor {load_factor:.4}"
         )?;
     }
     Ok(())

@@ -1,7 +1,8 @@
 //! `amq query`: like grep, the items that may be in the filter.
 
 use crate::input;
-use anyhow::Result;
+use amq::clock::{Clock, SystemClock};
+use anyhow::{Context, Result};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -39,6 +40,7 @@ const CHUNK: usize = 1024;
 /// Runs `amq query`.
 pub fn run(a: Args) -> Result<ExitCode> {
     let filter = super::load_filter(&a.filter)?;
+    filter.set_now(SystemClock.now());
     let mut out = crate::output::stdout();
     let mut selected = 0u64;
     let mut total = 0u64;
@@ -47,7 +49,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let mut flush = |buf: &mut Vec<Vec<u8>>, out: &mut dyn Write| -> Result<()> {
         let refs: Vec<&[u8]> = buf.iter().map(Vec::as_slice).collect();
         let answers = &mut answers[..refs.len()];
-        filter.contains_batch(&refs, answers);
+        filter
+            .contains_batch(&refs, answers)
+            .with_context(|| format!("{}", a.filter.display()))?;
         for (item, &maybe) in buf.iter().zip(answers.iter()) {
             total += 1;
             let pick = maybe != a.invert;

@@ -1,7 +1,7 @@
 //! `amq remove`: delete items from a cuckoo filter.
 
 use super::write_atomically;
-use amq::AnyFilter;
+use amq::clock::{Clock, SystemClock};
 use anyhow::{bail, Result};
 use std::io::Write;
 use std::path::PathBuf;
@@ -38,14 +38,15 @@ pub struct Args {
 
 /// Runs `amq remove`.
 pub fn run(a: Args) -> Result<ExitCode> {
-    let mut filter = match super::load_filter(&a.filter)? {
-        AnyFilter::Cuckoo(f) => f,
-        other => bail!(
-            "{}: a {} filter cannot remove items (only a cuckoo filter can)",
+    let mut filter = super::load_filter(&a.filter)?;
+    if !filter.deletes() {
+        bail!(
+            "{}: a {} filter cannot remove items (only a cuckoo filter or a negative cache can)",
             a.filter.display(),
-            other.kind().name()
-        ),
-    };
+            filter.kind().name()
+        );
+    }
+    filter.set_now(SystemClock.now());
     let mut out = crate::output::stdout();
     let mut all = true;
     let mut changed = false;
@@ -74,13 +75,13 @@ pub fn run(a: Args) -> Result<ExitCode> {
         } else {
             item.as_bytes().to_vec()
         };
-        let removed = amq::Remove::remove(&mut filter, bytes.as_slice());
+        let removed = filter.remove(&bytes)?;
         report(item, removed, &mut out)?;
     }
     if !a.file.is_empty() {
         // the items of files are read as bytes: --hex was applied by for_each_item
         crate::input::for_each_item(&a.file, a.hex, |bytes| {
-            let removed = amq::Remove::remove(&mut filter, bytes);
+            let removed = filter.remove(bytes)?;
             let shown = if a.hex {
                 hex::encode(bytes)
             } else {

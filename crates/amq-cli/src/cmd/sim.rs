@@ -2,9 +2,10 @@
 //! and write a CSV and an SVG plot.
 
 use amq::cuckoo::{self, CuckooFilter};
-use amq::math::{self, PlanKind, Target};
+use amq::math::{self, Target};
 use amq::negative::{mean_false_negative_rate, NegativeCache};
 use amq::window::{AgingBloom, Rotation, SlidingWindowBloom, WindowParams};
+use amq::wire::Kind as PlanKind;
 use amq::{AnyFilter, BlockedBloomFilter, BloomFilter, Filter, Insert, Remove};
 use anyhow::{bail, Context, Result};
 use plotters::prelude::*;
@@ -488,7 +489,7 @@ fn bloom(a: BloomArgs) -> Result<ExitCode> {
         Some(m) => Target::Bits(m),
         None => Target::Fpr(a.fpr),
     };
-    let plan = math::plan(kind, a.n, target, a.hashes)?;
+    let plan = math::bloom_plan(kind, a.n, target, a.hashes)?;
     let seed = a.common.seed;
     let mut filter = match kind {
         PlanKind::BlockedBloom => {
@@ -509,7 +510,12 @@ fn bloom(a: BloomArgs) -> Result<ExitCode> {
             inserted += 1;
         }
         let fp = (0..a.queries)
-            .filter(|_| filter.contains(&(rng.random::<u64>() | 1 << 63).to_le_bytes()))
+            .filter(|_| {
+                matches!(
+                    filter.contains(&(rng.random::<u64>() | 1 << 63).to_le_bytes()),
+                    Ok(true)
+                )
+            })
             .count() as u64;
         let formula = match kind {
             PlanKind::BlockedBloom => {

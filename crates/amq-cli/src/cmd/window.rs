@@ -185,30 +185,6 @@ fn contains(a: ContainsArgs) -> Result<ExitCode> {
 }
 
 fn info(a: InfoArgs) -> Result<ExitCode> {
-    crate::output::print_fields(&info_fields(&load(&a.filter)?), a.json)?;
+    super::info::print_info(&load(&a.filter)?.info(), a.json)?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// What `amq window info` and `amq info` show of a sliding-window filter.
-pub(crate) fn info_fields(f: &SlidingWindowBloom) -> Vec<(&'static str, serde_json::Value)> {
-    let p = f.params();
-    let latest = f.next_position().saturating_sub(1);
-    vec![
-        ("kind", "sliding-window-bloom".into()),
-        ("window_bits", p.window_bits.into()),
-        ("chunk_bits", p.chunk_bits.into()),
-        ("batch", p.batch.into()),
-        ("k", p.k.into()),
-        ("seed", f.seed().into()),
-        ("items_inserted", f.inserted().into()),
-        ("next_position", f.next_position().into()),
-        ("window_start_chunk", f.window_start_chunk().into()),
-        ("window_fill", f.window_fill().into()),
-        ("archived_chunks", f.archived_chunks().into()),
-        ("archived_bits_set", f.archived_bits_set().into()),
-        ("archive_bytes", f.archive_bytes().into()),
-        ("bytes", f.size_bytes().into()),
-        ("expected_fpr_latest", f.expected_fpr(latest).into()),
-        ("steady_state_fpr", p.steady_state_fpr().into()),
-    ]
 }

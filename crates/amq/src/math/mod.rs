@@ -333,154 +333,9 @@ pub fn blocked_estimate_items(bits_set: u64, blocks: u64, k: u32) -> f64 {
     blocks as f64 * log1p(-(bits_set as f64 / m)) / per_item
 }
 
-/// The kinds of filter the planner sizes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum PlanKind {
-    /// The classic [`BloomFilter`](crate::BloomFilter).
-    Bloom,
-    /// The cache-line [`BlockedBloomFilter`](crate::BlockedBloomFilter).
-    BlockedBloom,
-}
+mod plan;
 
-impl PlanKind {
-    /// The name used on the command line and in JSON: `bloom`, `blocked-bloom`.
-    pub fn name(self) -> &'static str {
-        match self {
-            PlanKind::Bloom => "bloom",
-            PlanKind::BlockedBloom => "blocked-bloom",
-        }
-    }
-}
-
-/// What the planner is asked to meet.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Target {
-    /// A false-positive rate ε in (0, 1): the smallest filter that meets it.
-    Fpr(f64),
-    /// Exactly m bits (a blocked filter rounds up to whole 512-bit blocks).
-    Bits(u64),
-    /// At most this many bytes of filter (rounded down to whole words or blocks).
-    Memory(u64),
-}
-
-/// A filter plan: its shape and what it is expected to do.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Plan {
-    /// The kind of filter.
-    pub kind: PlanKind,
-    /// n, the number of items planned for.
-    pub items: u64,
-    /// m, the number of bits.
-    pub m_bits: u64,
-    /// k, the number of hash functions (probes).
-    pub k: u32,
-    /// Bytes of filter payload (whole 64-bit words, or 64-byte blocks).
-    pub bytes: u64,
-    /// m/n.
-    pub bits_per_key: f64,
-    /// Expected ε: [`fpr`] for `bloom`, [`blocked_fpr`] for `blocked-bloom`.
-    pub fpr: f64,
-    /// The exact-expectation form: [`fpr_exact`] for `bloom`, [`blocked_fpr_exact`] (binomial
-    /// block loads) for `blocked-bloom`.
-    pub fpr_exact: f64,
-    /// [`bit_zero_probability`]: `(1 − 1/m)^(k·n)`.
-    pub bit_zero_probability: f64,
-    /// The real-valued optimum `(m/n)·ln 2`.
-    pub optimal_k: f64,
-}
-
-/// Plans a filter of `kind` for `n` items to meet `target`, with k fixed if given.
-///
-/// # Errors
-/// [`Error::InvalidParameter`] for n = 0, ε outside (0, 1), a zero or too-small size, or k out
-/// of range.
-///
-/// # Example
-/// ```
-/// use amq::math::{plan, PlanKind, Target};
-/// let p = plan(PlanKind::Bloom, 1_000_000, Target::Fpr(0.01), None).unwrap();
-/// assert_eq!(p.k, 7);
-/// assert!(p.bits_per_key > 9.5 && p.bits_per_key < 9.6);
-/// let b = plan(PlanKind::BlockedBloom, 1_000_000, Target::Fpr(0.01), None).unwrap();
-/// assert!(b.bits_per_key > p.bits_per_key); // blocking costs bits for the same ε
-/// ```
-pub fn plan(kind: PlanKind, n: u64, target: Target, k: Option<u32>) -> Result<Plan> {
-    if n == 0 {
-        return Err(Error::invalid(
-            "n",
-            "the number of items must be at least 1",
-        ));
-    }
-    let (m_bits, k) = match (kind, target) {
-        (PlanKind::Bloom, Target::Fpr(e)) => bloom_size(n, e, k)?,
-        (PlanKind::BlockedBloom, Target::Fpr(e)) => {
-            let (blocks, k) = blocked_size(n, e, k)?;
-            (blocks * BLOCK_BITS, k)
-        }
-        (PlanKind::Bloom, Target::Bits(m)) | (PlanKind::Bloom, Target::Memory(m)) => {
-            let m = if let Target::Memory(bytes) = target {
-                (bytes / 8) * 64
-            } else {
-                m
-            };
-            if m == 0 {
-                return Err(Error::invalid(
-                    "m",
-                    "the filter needs at least 1 bit (8 bytes of memory)",
-                ));
-            }
-            let k = match k {
-                Some(k) => {
-                    check_k(k, BLOOM_MAX_K)?;
-                    k
-                }
-                None => best_k(n, m, BLOOM_MAX_K),
-            };
-            (m, k)
-        }
-        (PlanKind::BlockedBloom, Target::Bits(_)) | (PlanKind::BlockedBloom, Target::Memory(_)) => {
-            let blocks = match target {
-                Target::Memory(bytes) => bytes / (BLOCK_BITS / 8),
-                Target::Bits(m) => m.div_ceil(BLOCK_BITS),
-                Target::Fpr(_) => unreachable!("handled above"),
-            };
-            if blocks == 0 {
-                return Err(Error::invalid(
-                    "m",
-                    "a blocked filter needs at least one 64-byte block",
-                ));
-            }
-            let k = match k {
-                Some(k) => {
-                    check_k(k, crate::hash::BLOCK_MAX_K)?;
-                    k
-                }
-                None => blocked_best_k(n, blocks, 24),
-            };
-            (blocks * BLOCK_BITS, k)
-        }
-    };
-    let expected = match kind {
-        PlanKind::Bloom => fpr(n, m_bits, k),
-        PlanKind::BlockedBloom => blocked_fpr(n, m_bits / BLOCK_BITS, k),
-    };
-    Ok(Plan {
-        kind,
-        items: n,
-        m_bits,
-        k,
-        bytes: m_bits.div_ceil(64) * 8,
-        bits_per_key: m_bits as f64 / n as f64,
-        fpr: expected,
-        fpr_exact: match kind {
-            PlanKind::Bloom => fpr_exact(n, m_bits, k),
-            PlanKind::BlockedBloom => blocked_fpr_exact(n, m_bits / BLOCK_BITS, k),
-        },
-        bit_zero_probability: bit_zero_probability(n, m_bits, k),
-        optimal_k: optimal_k(n, m_bits),
-    })
-}
+pub use plan::{bloom_plan, plan, Plan, PlanDetails, RotationUnit, Spec, Target};
 
 /// The standard deviation of a measured rate over `trials` independent trials with true rate
 /// `p`: `√(p(1 − p)/trials)` (the binomial spread). Tests accept a measured ε within 3 of these.
@@ -584,12 +439,18 @@ mod tests {
 
     #[test]
     fn planner_rejects_bad_input() {
-        assert!(plan(PlanKind::Bloom, 0, Target::Fpr(0.01), None).is_err());
-        assert!(plan(PlanKind::Bloom, 10, Target::Fpr(1.0), None).is_err());
-        assert!(plan(PlanKind::Bloom, 10, Target::Fpr(f64::NAN), None).is_err());
-        assert!(plan(PlanKind::Bloom, 10, Target::Bits(0), None).is_err());
-        assert!(plan(PlanKind::BlockedBloom, 10, Target::Memory(63), None).is_err());
-        assert!(plan(PlanKind::Bloom, 10, Target::Bits(100), Some(0)).is_err());
+        assert!(bloom_plan(crate::wire::Kind::Bloom, 0, Target::Fpr(0.01), None).is_err());
+        assert!(bloom_plan(crate::wire::Kind::Bloom, 10, Target::Fpr(1.0), None).is_err());
+        assert!(bloom_plan(crate::wire::Kind::Bloom, 10, Target::Fpr(f64::NAN), None).is_err());
+        assert!(bloom_plan(crate::wire::Kind::Bloom, 10, Target::Bits(0), None).is_err());
+        assert!(bloom_plan(
+            crate::wire::Kind::BlockedBloom,
+            10,
+            Target::Memory(63),
+            None
+        )
+        .is_err());
+        assert!(bloom_plan(crate::wire::Kind::Bloom, 10, Target::Bits(100), Some(0)).is_err());
     }
 
     #[test]

@@ -155,6 +155,17 @@ fn entry_words(l: u32, b: u32) -> u64 {
     ((1u64 << l) * u64::from(b + 1)).div_ceil(64)
 }
 
+/// The payload bytes of a cache of this shape (for the planner): the packed entries, and 8
+/// bytes per slot with a TTL.
+pub(crate) fn planned_bytes(l: u32, b: u32, ways: u32, ttl: Option<u64>) -> Result<u64> {
+    check_shape(l, b, ways)?;
+    if ttl == Some(0) {
+        return Err(Error::invalid("ttl", "must be at least 1 tick"));
+    }
+    let expiry = if ttl.is_some() { 1u64 << l } else { 0 };
+    Ok(8 * (entry_words(l, b) + expiry))
+}
+
 impl NegativeCache<NoClock> {
     /// An empty cache of 2ˡ slots of b-bit fingerprints in sets of `ways` slots, hashing with
     /// `seed`. `ways = 1` is the direct-mapped table of the seed document.
@@ -201,6 +212,11 @@ impl<C: Clock> NegativeCache<C> {
         self.expiry = Some(expiry);
         self.default_ttl = ttl;
         Ok(self)
+    }
+
+    /// The clock this filter reads the time from.
+    pub fn clock(&self) -> &C {
+        &self.clock
     }
 
     /// The same cache reading time from `clock` (for the TTL).

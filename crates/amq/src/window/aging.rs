@@ -154,18 +154,8 @@ impl AgingBloom<NoClock> {
     /// As [`new`](Self::new), and [`Error::InvalidParameter`] for a zero window or ε outside
     /// (0, 1).
     pub fn with_window(window: u64, generations: u32, fpr: f64, seed: u64) -> Result<Self> {
-        if window == 0 {
-            return Err(Error::invalid("window", "must be at least 1 item"));
-        }
-        if !(2..=MAX_GENERATIONS).contains(&generations) {
-            return Err(Error::invalid(
-                "generations",
-                alloc::format!("must be between 2 and {MAX_GENERATIONS}, got {generations}"),
-            ));
-        }
-        let c = window.div_ceil(u64::from(generations - 1));
-        let (m, k) = generation_size(c, per_generation_fpr(fpr, generations)?)?;
-        Self::new(m, k, generations, Rotation::Count(c), seed)
+        let s = aging_shape(Some(window), None, None, generations, fpr)?;
+        Self::new(s.m, s.k, generations, s.rotation, seed)
     }
 
     /// A time-rotated filter that remembers at least the last `window` clock ticks, for at
@@ -181,22 +171,76 @@ impl AgingBloom<NoClock> {
         fpr: f64,
         seed: u64,
     ) -> Result<Self> {
-        if window == 0 || items_per_generation == 0 {
+        let s = aging_shape(
+            None,
+            Some(window),
+            Some(items_per_generation),
+            generations,
+            fpr,
+        )?;
+        Self::new(s.m, s.k, generations, s.rotation, seed)
+    }
+}
+
+/// The shape [`AgingBloom::with_window`] and [`AgingBloom::with_time_window`] build, computed
+/// without allocating it (for the planner).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct AgingShape {
+    pub(crate) m: u64,
+    pub(crate) k: u32,
+    pub(crate) rotation: Rotation,
+    /// Payload bytes: ⌈m·G/64⌉ words, G the generations rounded up to a power of two.
+    pub(crate) bytes: u64,
+}
+
+/// The shape of an aging filter that remembers at least `window` insertions (rotation by
+/// count) or `window_seconds` seconds with at most `items_per_generation` items per interval
+/// (rotation by time), over g generations, with ε at most `fpr`.
+pub(crate) fn aging_shape(
+    window: Option<u64>,
+    window_seconds: Option<u64>,
+    items_per_generation: Option<u64>,
+    generations: u32,
+    fpr: f64,
+) -> Result<AgingShape> {
+    if !(2..=MAX_GENERATIONS).contains(&generations) {
+        return Err(Error::invalid(
+            "generations",
+            alloc::format!("must be between 2 and {MAX_GENERATIONS}, got {generations}"),
+        ));
+    }
+    let g1 = u64::from(generations - 1);
+    let (c, rotation) = match (window, window_seconds, items_per_generation) {
+        (Some(0), None, _) => return Err(Error::invalid("window", "must be at least 1 item")),
+        (Some(window), None, _) => {
+            let c = window.div_ceil(g1);
+            (c, Rotation::Count(c))
+        }
+        (None, Some(seconds), Some(items)) if seconds > 0 && items > 0 => {
+            (items, Rotation::Time(seconds.div_ceil(g1)))
+        }
+        (None, Some(_), _) => {
             return Err(Error::invalid(
                 "window",
                 "the window and the items per generation must be at least 1",
-            ));
+            ))
         }
-        if !(2..=MAX_GENERATIONS).contains(&generations) {
+        _ => {
             return Err(Error::invalid(
-                "generations",
-                alloc::format!("must be between 2 and {MAX_GENERATIONS}, got {generations}"),
-            ));
+                "window",
+                "give either a window of insertions or a window of seconds",
+            ))
         }
-        let delta = window.div_ceil(u64::from(generations - 1));
-        let (m, k) = generation_size(items_per_generation, per_generation_fpr(fpr, generations)?)?;
-        Self::new(m, k, generations, Rotation::Time(delta), seed)
-    }
+    };
+    let (m, k) = generation_size(c, per_generation_fpr(fpr, generations)?)?;
+    check(m, k, generations, rotation)?;
+    let bytes = 8 * (m * u64::from(group_bits(generations))).div_ceil(64);
+    Ok(AgingShape {
+        m,
+        k,
+        rotation,
+        bytes,
+    })
 }
 
 /// m and k for one generation of `c` items at rate `per`: [`math::bloom_size`] (the classic
@@ -223,6 +267,11 @@ fn per_generation_fpr(fpr: f64, g: u32) -> Result<f64> {
 }
 
 impl<C: Clock> AgingBloom<C> {
+    /// The clock this filter reads the time from.
+    pub fn clock(&self) -> &C {
+        &self.clock
+    }
+
     /// The same filter reading time from `clock`. With [`Rotation::Time`], generations whose
     /// interval has passed stop answering at once and are cleared by the next insert.
     pub fn with_clock<D: Clock>(self, clock: D) -> AgingBloom<D> {

@@ -12,6 +12,7 @@
 
 mod aging;
 
+pub(crate) use aging::aging_shape;
 pub use aging::{AgingBloom, Rotation, MAX_GENERATIONS};
 pub use params::{WindowParams, MAX_CHUNK_BITS, MAX_WINDOW_BITS, MAX_WINDOW_K};
 

@@ -1,0 +1,546 @@
+//! The planner: one [`Spec`] names a kind and its parameters, [`plan`] sizes it, and
+//! [`Plan`] says what it will cost and do. The command line (`amq plan`), the server and the
+//! bindings all go through here, so they print the same fields under the same names.
+
+use super::{
+    best_k, bit_zero_probability, blocked_best_k, blocked_fpr, blocked_fpr_exact, blocked_size,
+    bloom_size, check_k, fpr, fpr_exact, optimal_k, BLOCK_BITS, BLOOM_MAX_K,
+};
+use crate::error::{Error, Result};
+use crate::window::{Rotation, WindowParams};
+use crate::wire::Kind;
+
+/// What the planner is asked to meet.
+///
+/// As JSON (feature `serde`) it is one of `{"fpr": ε}`, `{"m_bits": m}` or
+/// `{"memory_bytes": bytes}`, flattened into the [`Spec`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Target {
+    /// A false-positive rate ε in (0, 1): the smallest filter that meets it.
+    #[cfg_attr(feature = "serde", serde(rename = "fpr"))]
+    Fpr(f64),
+    /// Exactly m bits (a blocked filter rounds up to whole 512-bit blocks).
+    #[cfg_attr(feature = "serde", serde(rename = "m_bits"))]
+    Bits(u64),
+    /// At most this many bytes of filter (rounded down to whole words or blocks).
+    #[cfg_attr(feature = "serde", serde(rename = "memory_bytes"))]
+    Memory(u64),
+}
+
+/// A filter to plan or create: its kind and the kind's own parameters.
+///
+/// As JSON (feature `serde`) the kind is the `"kind"` field (`bloom`, `blocked-bloom`,
+/// `cuckoo`, `sliding-window-bloom`, `aging-bloom`, `negative-cache`) beside the parameters,
+/// for example `{"kind": "bloom", "items": 1000000, "fpr": 0.01}`.
+///
+/// # Example
+/// ```
+/// use amq::math::{plan, Spec, Target};
+/// let p = plan(&Spec::Cuckoo { items: 1_000_000, target: Target::Fpr(0.001) })?;
+/// assert_eq!(p.k, 2); // a query probes two buckets
+/// assert!(p.fpr <= 0.001);
+/// # Ok::<(), amq::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(tag = "kind", rename_all = "kebab-case")
+)]
+#[non_exhaustive]
+pub enum Spec {
+    /// A [`BloomFilter`](crate::BloomFilter) for n items, k fixed if given.
+    Bloom {
+        /// n, the items planned for.
+        items: u64,
+        /// ε, m or a memory budget.
+        #[cfg_attr(feature = "serde", serde(flatten))]
+        target: Target,
+        /// k, the hash functions (default: the best for the target).
+        #[cfg_attr(feature = "serde", serde(default))]
+        k: Option<u32>,
+    },
+    /// A [`BlockedBloomFilter`](crate::BlockedBloomFilter) for n items, k fixed if given.
+    BlockedBloom {
+        /// n, the items planned for.
+        items: u64,
+        /// ε, m or a memory budget.
+        #[cfg_attr(feature = "serde", serde(flatten))]
+        target: Target,
+        /// k, the bits set per item within its block (default: the best for the target).
+        #[cfg_attr(feature = "serde", serde(default))]
+        k: Option<u32>,
+    },
+    /// A [`CuckooFilter`](crate::CuckooFilter) for n items ([`cuckoo::plan`](crate::cuckoo::plan)).
+    Cuckoo {
+        /// n, the items planned for.
+        items: u64,
+        /// ε, m or a memory budget.
+        #[cfg_attr(feature = "serde", serde(flatten))]
+        target: Target,
+    },
+    /// A [`SlidingWindowBloom`](crate::SlidingWindowBloom) of this shape.
+    SlidingWindowBloom {
+        /// W, S, B and k.
+        #[cfg_attr(feature = "serde", serde(flatten))]
+        params: WindowParams,
+    },
+    /// An [`AgingBloom`](crate::AgingBloom) that remembers at least `window` insertions
+    /// (or, with `window_seconds`, seconds) with a false-positive rate of at most `fpr`.
+    AgingBloom {
+        /// Remember at least this many of the latest insertions (rotation by count).
+        #[cfg_attr(feature = "serde", serde(default))]
+        window: Option<u64>,
+        /// Remember at least this many seconds (rotation by time); needs
+        /// `items_per_generation`.
+        #[cfg_attr(feature = "serde", serde(default))]
+        window_seconds: Option<u64>,
+        /// With `window_seconds`: the most items inserted per rotation interval.
+        #[cfg_attr(feature = "serde", serde(default))]
+        items_per_generation: Option<u64>,
+        /// g, the generations (2..=64).
+        generations: u32,
+        /// The bound on ε over all generations.
+        fpr: f64,
+    },
+    /// A [`NegativeCache`](crate::NegativeCache) of 2ˡ slots of b-bit fingerprints in sets of
+    /// `ways`, with an optional TTL in seconds.
+    NegativeCache {
+        /// l: 2ˡ slots.
+        l: u32,
+        /// b, the fingerprint bits.
+        b: u32,
+        /// w, the slots per set (a power of two).
+        ways: u32,
+        /// Entries expire this many seconds after insertion.
+        #[cfg_attr(feature = "serde", serde(default))]
+        ttl: Option<u64>,
+    },
+}
+
+impl Spec {
+    /// The kind this spec creates.
+    pub fn kind(&self) -> Kind {
+        match self {
+            Spec::Bloom { .. } => Kind::Bloom,
+            Spec::BlockedBloom { .. } => Kind::BlockedBloom,
+            Spec::Cuckoo { .. } => Kind::Cuckoo,
+            Spec::SlidingWindowBloom { .. } => Kind::SlidingWindowBloom,
+            Spec::AgingBloom { .. } => Kind::AgingBloom,
+            Spec::NegativeCache { .. } => Kind::NegativeCache,
+        }
+    }
+
+    /// The spec for n items and a target of a kind that is sized that way (the Bloom kinds
+    /// and the cuckoo filter), `k` fixed if given.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for another kind, or `k` given for a cuckoo filter (a
+    /// query probes two buckets).
+    pub fn sized(kind: Kind, items: u64, target: Target, k: Option<u32>) -> Result<Spec> {
+        match kind {
+            Kind::Bloom => Ok(Spec::Bloom { items, target, k }),
+            Kind::BlockedBloom => Ok(Spec::BlockedBloom { items, target, k }),
+            Kind::Cuckoo if k.is_none() => Ok(Spec::Cuckoo { items, target }),
+            Kind::Cuckoo => Err(Error::invalid(
+                "k",
+                "does not apply to a cuckoo filter (a query probes 2 buckets)",
+            )),
+            other => Err(Error::invalid(
+                "kind",
+                alloc::format!(
+                    "a {} filter is not sized from n and a target; give its own parameters",
+                    other.name()
+                ),
+            )),
+        }
+    }
+}
+
+/// A filter plan: its shape and what it is expected to do.
+///
+/// The common fields mean the same for every kind; `details` holds the kind's own (and, as
+/// JSON with feature `serde`, its `"kind"` field).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Plan {
+    /// The kind and its own figures.
+    #[cfg_attr(feature = "serde", serde(flatten))]
+    pub details: PlanDetails,
+    /// n, the number of items planned for (the window's items for the window kinds, the
+    /// slots for a negative cache).
+    pub items: u64,
+    /// m, the number of bits (of the active window; of all generations; of the fingerprints).
+    pub m_bits: u64,
+    /// k, the hash functions (probes): the buckets a cuckoo query reads (2), the sets a
+    /// negative-cache query reads (1).
+    pub k: u32,
+    /// Bytes of payload.
+    pub bytes: u64,
+    /// m/n.
+    pub bits_per_key: f64,
+    /// Expected ε at n items: [`fpr`](super::fpr) for `bloom`, [`blocked_fpr`] for
+    /// `blocked-bloom`, [`cuckoo::fpr`](crate::cuckoo::fpr) at the planned load, the steady
+    /// state of a full window, the bound over all generations, the bound `w·2⁻ᵇ`.
+    pub fpr: f64,
+    /// The exact-expectation form where there is one (else equal to `fpr`).
+    pub fpr_exact: f64,
+}
+
+impl Plan {
+    /// The kind planned.
+    pub fn kind(&self) -> Kind {
+        self.details.kind()
+    }
+}
+
+/// What a [`Plan`] says of its kind only.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(tag = "kind", rename_all = "kebab-case")
+)]
+#[non_exhaustive]
+pub enum PlanDetails {
+    /// A classic Bloom filter.
+    Bloom {
+        /// [`bit_zero_probability`]: `(1 − 1/m)^(k·n)`.
+        bit_zero_probability: f64,
+        /// The real-valued optimum `(m/n)·ln 2`.
+        optimal_k: f64,
+    },
+    /// A blocked Bloom filter.
+    BlockedBloom {
+        /// [`bit_zero_probability`] over the whole table.
+        bit_zero_probability: f64,
+        /// The real-valued optimum `(m/n)·ln 2` of a classic filter of the same m.
+        optimal_k: f64,
+    },
+    /// A cuckoo filter.
+    Cuckoo {
+        /// f, the fingerprint width in bits.
+        fingerprint_bits: u32,
+        /// Buckets of [`SLOTS_PER_BUCKET`](crate::cuckoo::SLOTS_PER_BUCKET) slots.
+        buckets: u64,
+        /// b, the slots per bucket.
+        slots_per_bucket: u32,
+        /// α at n items.
+        load_factor: f64,
+    },
+    /// A sliding-window Bloom filter.
+    SlidingWindowBloom {
+        /// W, the bits of the active window.
+        window_bits: u64,
+        /// S, the bits of one chunk.
+        chunk_bits: u64,
+        /// B, the insertions per slide.
+        batch: u64,
+    },
+    /// An aging Bloom filter.
+    AgingBloom {
+        /// g, the generations.
+        generations: u32,
+        /// m of one generation.
+        m_bits_per_generation: u64,
+        /// `count` (insertions) or `seconds`.
+        rotation: RotationUnit,
+        /// Insertions or seconds per generation.
+        rotation_period: u64,
+        /// The window always remembered: (g − 1) periods.
+        window_at_least: u64,
+        /// The window at most remembered: g periods.
+        window_at_most: u64,
+    },
+    /// A negative cache.
+    NegativeCache {
+        /// l: 2ˡ slots.
+        l: u32,
+        /// b, the fingerprint bits.
+        b: u32,
+        /// w, the slots per set.
+        ways: u32,
+        /// 2ˡ.
+        slots: u64,
+        /// The TTL in seconds, if entries expire.
+        ttl_seconds: Option<u64>,
+    },
+}
+
+impl PlanDetails {
+    /// The kind these details belong to.
+    pub fn kind(&self) -> Kind {
+        match self {
+            PlanDetails::Bloom { .. } => Kind::Bloom,
+            PlanDetails::BlockedBloom { .. } => Kind::BlockedBloom,
+            PlanDetails::Cuckoo { .. } => Kind::Cuckoo,
+            PlanDetails::SlidingWindowBloom { .. } => Kind::SlidingWindowBloom,
+            PlanDetails::AgingBloom { .. } => Kind::AgingBloom,
+            PlanDetails::NegativeCache { .. } => Kind::NegativeCache,
+        }
+    }
+}
+
+/// How an aging filter's generations rotate: by a count of insertions or by seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
+pub enum RotationUnit {
+    /// Every c insertions.
+    Count,
+    /// Every Δ seconds.
+    Seconds,
+}
+
+impl RotationUnit {
+    /// The unit and the period of a rotation.
+    pub fn of(rotation: Rotation) -> (RotationUnit, u64) {
+        match rotation {
+            Rotation::Count(c) => (RotationUnit::Count, c),
+            Rotation::Time(d) => (RotationUnit::Seconds, d),
+        }
+    }
+
+    /// `count` or `seconds`.
+    pub fn name(self) -> &'static str {
+        match self {
+            RotationUnit::Count => "count",
+            RotationUnit::Seconds => "seconds",
+        }
+    }
+}
+
+/// Plans a filter: its shape, size and expected false-positive rate, without allocating it.
+///
+/// [`AnyFilter::new`](crate::AnyFilter::new) creates the filter a spec plans, of exactly this
+/// shape.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] for n = 0, ε outside (0, 1), a zero or too-small size, k out
+/// of range, or a kind's parameters out of range.
+///
+/// # Example
+/// ```
+/// use amq::math::{plan, Spec, Target};
+/// let p = plan(&Spec::Bloom { items: 1_000_000, target: Target::Fpr(0.01), k: None })?;
+/// assert_eq!(p.k, 7);
+/// assert!(p.bits_per_key > 9.5 && p.bits_per_key < 9.6);
+/// let b = plan(&Spec::BlockedBloom { items: 1_000_000, target: Target::Fpr(0.01), k: None })?;
+/// assert!(b.bits_per_key > p.bits_per_key); // blocking costs bits for the same ε
+/// # Ok::<(), amq::Error>(())
+/// ```
+pub fn plan(spec: &Spec) -> Result<Plan> {
+    match *spec {
+        Spec::Bloom { items, target, k } => bloom_plan(Kind::Bloom, items, target, k),
+        Spec::BlockedBloom { items, target, k } => bloom_plan(Kind::BlockedBloom, items, target, k),
+        Spec::Cuckoo { items, target } => {
+            let p = crate::cuckoo::plan(items, target)?;
+            Ok(Plan {
+                details: PlanDetails::Cuckoo {
+                    fingerprint_bits: p.fingerprint_bits,
+                    buckets: p.buckets,
+                    slots_per_bucket: crate::cuckoo::SLOTS_PER_BUCKET,
+                    load_factor: p.load_factor,
+                },
+                items: p.items,
+                m_bits: p.m_bits,
+                k: 2,
+                bytes: p.bytes,
+                bits_per_key: p.bits_per_key,
+                fpr: p.fpr,
+                fpr_exact: p.fpr_exact,
+            })
+        }
+        Spec::SlidingWindowBloom { params } => {
+            params.check()?;
+            let items = params.batch.saturating_mul(params.chunks());
+            let e = params.steady_state_fpr();
+            Ok(Plan {
+                details: PlanDetails::SlidingWindowBloom {
+                    window_bits: params.window_bits,
+                    chunk_bits: params.chunk_bits,
+                    batch: params.batch,
+                },
+                items,
+                m_bits: params.window_bits,
+                k: params.k,
+                bytes: params.window_bits / 8,
+                bits_per_key: params.window_bits as f64 / items.max(1) as f64,
+                fpr: e,
+                fpr_exact: e,
+            })
+        }
+        Spec::AgingBloom {
+            window,
+            window_seconds,
+            items_per_generation,
+            generations,
+            fpr,
+        } => {
+            let shape = crate::window::aging_shape(
+                window,
+                window_seconds,
+                items_per_generation,
+                generations,
+                fpr,
+            )?;
+            let (rotation, period) = RotationUnit::of(shape.rotation);
+            let g = u64::from(generations);
+            let per_generation = match shape.rotation {
+                Rotation::Count(c) => c,
+                Rotation::Time(_) => items_per_generation.unwrap_or(0),
+            };
+            let items = per_generation.saturating_mul(g - 1);
+            let m_bits = shape.m.saturating_mul(g);
+            let per = fpr_exact(per_generation, shape.m, shape.k);
+            let bound = 1.0 - libm::pow(1.0 - per, g as f64);
+            Ok(Plan {
+                details: PlanDetails::AgingBloom {
+                    generations,
+                    m_bits_per_generation: shape.m,
+                    rotation,
+                    rotation_period: period,
+                    window_at_least: (g - 1).saturating_mul(period),
+                    window_at_most: g.saturating_mul(period),
+                },
+                items,
+                m_bits,
+                k: shape.k,
+                bytes: shape.bytes,
+                bits_per_key: m_bits as f64 / items.max(1) as f64,
+                fpr: bound,
+                fpr_exact: bound,
+            })
+        }
+        Spec::NegativeCache { l, b, ways, ttl } => {
+            let bytes = crate::negative::planned_bytes(l, b, ways, ttl)?;
+            let slots = 1u64 << l;
+            let bound = (f64::from(ways) * libm::exp2(-f64::from(b))).min(1.0);
+            Ok(Plan {
+                details: PlanDetails::NegativeCache {
+                    l,
+                    b,
+                    ways,
+                    slots,
+                    ttl_seconds: ttl,
+                },
+                items: slots,
+                m_bits: slots.saturating_mul(u64::from(b)),
+                k: 1,
+                bytes,
+                bits_per_key: f64::from(b),
+                fpr: bound,
+                fpr_exact: bound,
+            })
+        }
+    }
+}
+
+/// Plans a Bloom filter (`Kind::Bloom` or `Kind::BlockedBloom`) for `n` items to meet
+/// `target`, with k fixed if given: the Bloom arms of [`plan`].
+///
+/// # Errors
+/// As [`plan`]; [`Error::InvalidParameter`] for another kind.
+pub fn bloom_plan(kind: Kind, n: u64, target: Target, k: Option<u32>) -> Result<Plan> {
+    if n == 0 {
+        return Err(Error::invalid(
+            "n",
+            "the number of items must be at least 1",
+        ));
+    }
+    let blocked = match kind {
+        Kind::Bloom => false,
+        Kind::BlockedBloom => true,
+        other => {
+            return Err(Error::invalid(
+                "kind",
+                alloc::format!("{} is not a Bloom kind", other.name()),
+            ))
+        }
+    };
+    let (m_bits, k) = match (blocked, target) {
+        (false, Target::Fpr(e)) => bloom_size(n, e, k)?,
+        (true, Target::Fpr(e)) => {
+            let (blocks, k) = blocked_size(n, e, k)?;
+            (blocks * BLOCK_BITS, k)
+        }
+        (false, Target::Bits(_) | Target::Memory(_)) => {
+            let m = if let Target::Memory(bytes) = target {
+                (bytes / 8) * 64
+            } else if let Target::Bits(m) = target {
+                m
+            } else {
+                0
+            };
+            if m == 0 {
+                return Err(Error::invalid(
+                    "m",
+                    "the filter needs at least 1 bit (8 bytes of memory)",
+                ));
+            }
+            let k = match k {
+                Some(k) => {
+                    check_k(k, BLOOM_MAX_K)?;
+                    k
+                }
+                None => best_k(n, m, BLOOM_MAX_K),
+            };
+            (m, k)
+        }
+        (true, Target::Bits(_) | Target::Memory(_)) => {
+            let blocks = match target {
+                Target::Memory(bytes) => bytes / (BLOCK_BITS / 8),
+                Target::Bits(m) => m.div_ceil(BLOCK_BITS),
+                Target::Fpr(_) => 0,
+            };
+            if blocks == 0 {
+                return Err(Error::invalid(
+                    "m",
+                    "a blocked filter needs at least one 64-byte block",
+                ));
+            }
+            let k = match k {
+                Some(k) => {
+                    check_k(k, crate::hash::BLOCK_MAX_K)?;
+                    k
+                }
+                None => blocked_best_k(n, blocks, 24),
+            };
+            (blocks * BLOCK_BITS, k)
+        }
+    };
+    let (e, e_exact) = if blocked {
+        (
+            blocked_fpr(n, m_bits / BLOCK_BITS, k),
+            blocked_fpr_exact(n, m_bits / BLOCK_BITS, k),
+        )
+    } else {
+        (fpr(n, m_bits, k), fpr_exact(n, m_bits, k))
+    };
+    let (bit_zero_probability, optimal_k) =
+        (bit_zero_probability(n, m_bits, k), optimal_k(n, m_bits));
+    Ok(Plan {
+        details: if blocked {
+            PlanDetails::BlockedBloom {
+                bit_zero_probability,
+                optimal_k,
+            }
+        } else {
+            PlanDetails::Bloom {
+                bit_zero_probability,
+                optimal_k,
+            }
+        },
+        items: n,
+        m_bits,
+        k,
+        bytes: m_bits.div_ceil(64) * 8,
+        bits_per_key: m_bits as f64 / n as f64,
+        fpr: e,
+        fpr_exact: e_exact,
+    })
+}

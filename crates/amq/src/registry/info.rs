@@ -1,0 +1,326 @@
+//! [`Info`]: what a filter of any kind holds, with the same common fields for every kind and
+//! each kind's own beside them.
+
+use crate::clock::Clock;
+use crate::math::RotationUnit;
+use crate::wire::Kind;
+use crate::{
+    AgingBloom, BlockedBloomFilter, BloomFilter, CuckooFilter, NegativeCache, SlidingWindowBloom,
+};
+use alloc::vec::Vec;
+
+/// What a filter holds: its shape, fill and estimated false-positive rate.
+///
+/// The common fields mean the same for every kind (`amq info`, the server and the bindings
+/// print them under the same names); [`details`](Self::details) holds the kind's own. As JSON
+/// (feature `serde`) the details are flattened beside the common fields and carry the
+/// `"kind"` field; `inserted` is named `items_inserted`.
+///
+/// # Example
+/// ```
+/// use amq::{BloomFilter, Insert};
+/// let mut f = BloomFilter::new(1024, 3, 0)?;
+/// f.insert("a")?;
+/// let i = f.info();
+/// assert_eq!((i.kind().name(), i.m_bits, i.k, i.inserted), ("bloom", 1024, 3, 1));
+/// assert_eq!(i.bytes, 128);
+/// # Ok::<(), amq::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Info {
+    /// The kind and its own figures.
+    #[cfg_attr(feature = "serde", serde(flatten))]
+    pub details: Details,
+    /// m, the bits of the table (of the active window; of all generations; of the
+    /// fingerprints of a negative cache).
+    pub m_bits: u64,
+    /// k, the hash functions (probes) per item: the buckets a cuckoo query reads (2), the sets
+    /// a negative-cache query reads (1).
+    pub k: u32,
+    /// The hash seed.
+    pub seed: u64,
+    /// Items inserted: insert calls (a cuckoo filter: fingerprints held, inserts minus
+    /// removals).
+    #[cfg_attr(feature = "serde", serde(rename = "items_inserted"))]
+    pub inserted: u64,
+    /// Payload bytes.
+    pub bytes: u64,
+    /// Fraction of the bits (or slots) in use: set bits over m, the load factor α, the
+    /// occupancy of a negative cache.
+    pub fill_ratio: f64,
+    /// Distinct items estimated from the fill (the items held where they are counted).
+    pub estimated_items: f64,
+    /// The false-positive rate now, from the filter's own state.
+    pub estimated_fpr: f64,
+}
+
+impl Info {
+    /// The kind described.
+    pub fn kind(&self) -> Kind {
+        self.details.kind()
+    }
+}
+
+/// What [`Info`] says of one kind only.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(tag = "kind", rename_all = "kebab-case")
+)]
+#[non_exhaustive]
+pub enum Details {
+    /// A classic Bloom filter: nothing beyond the common fields.
+    Bloom,
+    /// A blocked Bloom filter.
+    BlockedBloom {
+        /// 512-bit blocks.
+        blocks: u64,
+    },
+    /// A cuckoo filter.
+    Cuckoo {
+        /// α, fingerprints held over slots.
+        load_factor: f64,
+        /// f, the fingerprint width in bits.
+        fingerprint_bits: u32,
+        /// Buckets of `slots_per_bucket` slots.
+        buckets: u64,
+        /// b, the slots per bucket.
+        slots_per_bucket: u32,
+        /// The victim stash holds a fingerprint (the table is full).
+        stash_used: bool,
+    },
+    /// A sliding-window Bloom filter.
+    SlidingWindowBloom {
+        /// W, the bits of the active window.
+        window_bits: u64,
+        /// S, the bits of one chunk.
+        chunk_bits: u64,
+        /// B, the insertions per slide.
+        batch: u64,
+        /// The position the next item gets.
+        next_position: u64,
+        /// The first chunk of the active window.
+        window_start_chunk: u64,
+        /// Fraction of the window's bits that are set.
+        window_fill: f64,
+        /// Chunks that left the window and are archived.
+        archived_chunks: u64,
+        /// Bits set in the archive.
+        archived_bits_set: u64,
+        /// Bytes of the archive.
+        archive_bytes: u64,
+        /// ε of a query at the latest position.
+        expected_fpr_latest: f64,
+        /// ε of a query whose window is complete.
+        steady_state_fpr: f64,
+    },
+    /// An aging Bloom filter.
+    AgingBloom {
+        /// m of one generation.
+        m_bits_per_generation: u64,
+        /// g, the generations.
+        generations: u32,
+        /// `count` or `seconds`.
+        rotation: RotationUnit,
+        /// Insertions or seconds per generation.
+        rotation_period: u64,
+        /// The window always remembered: (g − 1) periods.
+        window_at_least: u64,
+        /// The window at most remembered: g periods.
+        window_at_most: u64,
+        /// Items in each generation, oldest first.
+        generation_counts: Vec<u64>,
+        /// The bound on ε with every generation full.
+        fpr_bound: f64,
+    },
+    /// A negative cache ("definitely present" or "maybe absent").
+    NegativeCache {
+        /// l: 2ˡ slots.
+        l: u32,
+        /// 2ˡ.
+        slots: u64,
+        /// b, the fingerprint bits.
+        b: u32,
+        /// w, the slots per set.
+        ways: u32,
+        /// The TTL in seconds, if entries expire.
+        ttl_seconds: Option<u64>,
+        /// Slots in use.
+        occupied: u64,
+        /// The bound `w·2⁻ᵇ` on false positives.
+        fpr_bound: f64,
+        /// The chance that the oldest item was pushed out of its set.
+        fnr_of_oldest_item: f64,
+    },
+}
+
+impl Details {
+    /// The kind these details belong to.
+    pub fn kind(&self) -> Kind {
+        match self {
+            Details::Bloom => Kind::Bloom,
+            Details::BlockedBloom { .. } => Kind::BlockedBloom,
+            Details::Cuckoo { .. } => Kind::Cuckoo,
+            Details::SlidingWindowBloom { .. } => Kind::SlidingWindowBloom,
+            Details::AgingBloom { .. } => Kind::AgingBloom,
+            Details::NegativeCache { .. } => Kind::NegativeCache,
+        }
+    }
+}
+
+impl BloomFilter {
+    /// Shape, fill and estimated ε ([`Info`]).
+    pub fn info(&self) -> Info {
+        Info {
+            details: Details::Bloom,
+            m_bits: self.m(),
+            k: self.k(),
+            seed: self.seed(),
+            inserted: self.inserted(),
+            bytes: self.size_bytes(),
+            fill_ratio: self.fill_ratio(),
+            estimated_items: self.estimated_items(),
+            estimated_fpr: self.estimated_fpr(),
+        }
+    }
+}
+
+impl BlockedBloomFilter {
+    /// Shape, fill and estimated ε ([`Info`]).
+    pub fn info(&self) -> Info {
+        Info {
+            details: Details::BlockedBloom {
+                blocks: self.blocks(),
+            },
+            m_bits: self.m(),
+            k: self.k(),
+            seed: self.seed(),
+            inserted: self.inserted(),
+            bytes: self.size_bytes(),
+            fill_ratio: self.fill_ratio(),
+            estimated_items: self.estimated_items(),
+            estimated_fpr: self.estimated_fpr(),
+        }
+    }
+}
+
+impl CuckooFilter {
+    /// Shape, load and ε at that load ([`Info`]); k = 2: a query reads two buckets, and the
+    /// fill is the load factor α.
+    pub fn info(&self) -> Info {
+        Info {
+            details: Details::Cuckoo {
+                load_factor: self.load_factor(),
+                fingerprint_bits: self.fingerprint_bits(),
+                buckets: self.buckets(),
+                slots_per_bucket: crate::cuckoo::SLOTS_PER_BUCKET,
+                stash_used: self.stash_used(),
+            },
+            m_bits: self.m(),
+            k: 2,
+            seed: self.seed(),
+            inserted: self.inserted(),
+            bytes: self.size_bytes(),
+            fill_ratio: self.load_factor(),
+            estimated_items: self.inserted() as f64,
+            estimated_fpr: self.estimated_fpr(),
+        }
+    }
+}
+
+impl SlidingWindowBloom {
+    /// Shape, window, archive and ε at the latest position ([`Info`]); m is the active
+    /// window's W bits.
+    pub fn info(&self) -> Info {
+        let p = self.params();
+        let latest = self.next_position().saturating_sub(1);
+        let fpr_latest = self.expected_fpr(latest);
+        Info {
+            details: Details::SlidingWindowBloom {
+                window_bits: p.window_bits,
+                chunk_bits: p.chunk_bits,
+                batch: p.batch,
+                next_position: self.next_position(),
+                window_start_chunk: self.window_start_chunk(),
+                window_fill: self.window_fill(),
+                archived_chunks: self.archived_chunks(),
+                archived_bits_set: self.archived_bits_set(),
+                archive_bytes: self.archive_bytes(),
+                expected_fpr_latest: fpr_latest,
+                steady_state_fpr: p.steady_state_fpr(),
+            },
+            m_bits: p.window_bits,
+            k: p.k,
+            seed: self.seed(),
+            inserted: self.inserted(),
+            bytes: self.size_bytes(),
+            fill_ratio: self.window_fill(),
+            estimated_items: self.inserted() as f64,
+            estimated_fpr: fpr_latest,
+        }
+    }
+}
+
+impl<C: Clock> AgingBloom<C> {
+    /// Shape, generations and ε now, by the filter's clock ([`Info`]); m counts every
+    /// generation's bits.
+    pub fn info(&self) -> Info {
+        let (rotation, period) = RotationUnit::of(self.rotation());
+        let g = u64::from(self.generations());
+        let counts = self.generation_counts();
+        let held: u64 = counts.iter().sum();
+        Info {
+            details: Details::AgingBloom {
+                m_bits_per_generation: self.m(),
+                generations: self.generations(),
+                rotation,
+                rotation_period: period,
+                window_at_least: (g - 1).saturating_mul(period),
+                window_at_most: g.saturating_mul(period),
+                generation_counts: counts,
+                fpr_bound: self.fpr_bound(),
+            },
+            m_bits: self.m().saturating_mul(g),
+            k: self.k(),
+            seed: self.seed(),
+            inserted: self.inserted(),
+            bytes: self.size_bytes(),
+            fill_ratio: self.fill_ratio(),
+            estimated_items: held as f64,
+            estimated_fpr: self.estimated_fpr(),
+        }
+    }
+}
+
+impl<C: Clock> NegativeCache<C> {
+    /// Shape, occupancy and ε now ([`Info`]); m is the fingerprint bits `2ˡ·b`, k = 1 (a
+    /// query reads one set).
+    pub fn info(&self) -> Info {
+        Info {
+            details: Details::NegativeCache {
+                l: self.l(),
+                slots: self.slots(),
+                b: self.b(),
+                ways: self.ways(),
+                ttl_seconds: self.ttl(),
+                occupied: self.occupied(),
+                fpr_bound: self.fpr_bound(),
+                fnr_of_oldest_item: crate::negative::false_negative_rate(
+                    self.inserted(),
+                    self.slots(),
+                    self.ways(),
+                ),
+            },
+            m_bits: self.slots().saturating_mul(u64::from(self.b())),
+            k: 1,
+            seed: self.seed(),
+            inserted: self.inserted(),
+            bytes: self.size_bytes(),
+            fill_ratio: self.occupancy(),
+            estimated_items: self.occupied() as f64,
+            estimated_fpr: self.estimated_fpr(),
+        }
+    }
+}

@@ -1,0 +1,290 @@
+//! The registry of filter kinds: [`AnyFilter`] holds any kind an `.amq` file can hold, and
+//! opens, creates, describes and encodes it through one interface; [`Info`] describes it.
+//!
+//! Adding a kind means one module (the filter, its `to_bytes`/`from_container` and its
+//! `info()`) and one entry in each `match` of this file, [`Kind`], [`Spec`] and
+//! [`math::plan`](crate::math::plan): CONTRIBUTING.md lists the steps.
+
+mod info;
+
+pub use info::{Details, Info};
+
+use crate::clock::ManualClock;
+use crate::error::{Error, Result};
+use crate::filter::{Filter, Insert, Remove};
+use crate::math::Spec;
+use crate::wire::{self, Kind};
+use crate::{
+    AgingBloom, BlockedBloomFilter, BloomFilter, CuckooFilter, NegativeCache, SlidingWindowBloom,
+};
+use alloc::vec::Vec;
+
+/// A filter of any kind the `.amq` container holds, for tools that open files whose kind they
+/// do not know in advance (the command line, the server, the bindings).
+///
+/// The aging filter and the negative cache read the time from a [`ManualClock`] that starts at
+/// 0 when the filter is created or decoded ("no time has passed since it was written"); set it
+/// with [`set_now`](Self::set_now) before an operation that should see the current time.
+///
+/// # Example
+/// ```
+/// use amq::math::{Spec, Target};
+/// use amq::AnyFilter;
+///
+/// let spec = Spec::Cuckoo { items: 1000, target: Target::Fpr(0.01) };
+/// let mut f = AnyFilter::new(&spec, 7)?;
+/// f.insert(b"alice")?;
+/// assert_eq!(f.contains(b"alice"), Ok(true));
+/// assert_eq!(f.remove(b"alice"), Ok(true));
+/// let g = AnyFilter::from_bytes(&f.to_bytes())?;
+/// assert_eq!(g.info().kind().name(), "cuckoo");
+/// # Ok::<(), amq::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum AnyFilter {
+    /// A classic Bloom filter.
+    Bloom(BloomFilter),
+    /// A blocked Bloom filter.
+    BlockedBloom(BlockedBloomFilter),
+    /// A cuckoo filter.
+    Cuckoo(CuckooFilter),
+    /// A sliding-window Bloom filter (items at positions).
+    SlidingWindowBloom(SlidingWindowBloom),
+    /// An aging Bloom filter.
+    AgingBloom(AgingBloom<ManualClock>),
+    /// A negative cache.
+    NegativeCache(NegativeCache<ManualClock>),
+}
+
+/// Applies `$body` to the filter inside any variant, bound to `$f`.
+macro_rules! each {
+    ($self:expr, $f:ident => $body:expr) => {
+        match $self {
+            AnyFilter::Bloom($f) => $body,
+            AnyFilter::BlockedBloom($f) => $body,
+            AnyFilter::Cuckoo($f) => $body,
+            AnyFilter::SlidingWindowBloom($f) => $body,
+            AnyFilter::AgingBloom($f) => $body,
+            AnyFilter::NegativeCache($f) => $body,
+        }
+    };
+}
+
+impl AnyFilter {
+    /// An empty filter of the kind and shape `spec` plans ([`math::plan`](crate::math::plan)),
+    /// hashing under `seed`.
+    ///
+    /// # Errors
+    /// Any error of the planner or of the kind's constructor ([`Error::InvalidParameter`],
+    /// or an allocation that fails).
+    pub fn new(spec: &Spec, seed: u64) -> Result<Self> {
+        let plan = crate::math::plan(spec)?;
+        Ok(match *spec {
+            Spec::Bloom { .. } => AnyFilter::Bloom(BloomFilter::new(plan.m_bits, plan.k, seed)?),
+            Spec::BlockedBloom { .. } => {
+                AnyFilter::BlockedBloom(BlockedBloomFilter::new(plan.m_bits, plan.k, seed)?)
+            }
+            Spec::Cuckoo { .. } => match plan.details {
+                crate::math::PlanDetails::Cuckoo {
+                    fingerprint_bits,
+                    buckets,
+                    ..
+                } => AnyFilter::Cuckoo(CuckooFilter::new(buckets, fingerprint_bits, seed)?),
+                _ => unreachable!("a cuckoo spec plans a cuckoo filter"),
+            },
+            Spec::SlidingWindowBloom { params } => {
+                AnyFilter::SlidingWindowBloom(SlidingWindowBloom::new(params, seed)?)
+            }
+            Spec::AgingBloom {
+                window,
+                window_seconds,
+                items_per_generation,
+                generations,
+                fpr,
+            } => {
+                let f = match (window, window_seconds, items_per_generation) {
+                    (Some(w), None, _) => AgingBloom::with_window(w, generations, fpr, seed)?,
+                    (None, Some(s), Some(c)) => {
+                        AgingBloom::with_time_window(s, generations, c, fpr, seed)?
+                    }
+                    _ => unreachable!("the planner accepted only these"),
+                };
+                AnyFilter::AgingBloom(f.with_clock(ManualClock::new(0)))
+            }
+            Spec::NegativeCache { l, b, ways, ttl } => {
+                let c = NegativeCache::new(l, b, ways, seed)?;
+                let c = match ttl {
+                    Some(t) => c.with_ttl(t)?,
+                    None => c,
+                };
+                AnyFilter::NegativeCache(c.with_clock(ManualClock::new(0)))
+            }
+        })
+    }
+
+    /// Decodes an `.amq` file of any kind.
+    ///
+    /// # Errors
+    /// Any error of [`wire::decode`] and of the kind's own decoder.
+    ///
+    /// # Panics
+    /// Never, for any input.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        let c = wire::decode(bytes)?;
+        Ok(match c.kind {
+            Kind::Bloom => AnyFilter::Bloom(BloomFilter::from_container(&c)?),
+            Kind::BlockedBloom => AnyFilter::BlockedBloom(BlockedBloomFilter::from_container(&c)?),
+            Kind::Cuckoo => AnyFilter::Cuckoo(CuckooFilter::from_container(&c)?),
+            Kind::SlidingWindowBloom => {
+                AnyFilter::SlidingWindowBloom(SlidingWindowBloom::from_container(&c)?)
+            }
+            Kind::AgingBloom => AnyFilter::AgingBloom(
+                AgingBloom::from_container(&c)?.with_clock(ManualClock::new(0)),
+            ),
+            Kind::NegativeCache => AnyFilter::NegativeCache(
+                NegativeCache::from_container(&c)?.with_clock(ManualClock::new(0)),
+            ),
+        })
+    }
+
+    /// Encodes as an `.amq` file, byte-identical to the kind's own `to_bytes`.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        each!(self, f => f.to_bytes())
+    }
+
+    /// The kind.
+    pub fn kind(&self) -> Kind {
+        match self {
+            AnyFilter::Bloom(_) => Kind::Bloom,
+            AnyFilter::BlockedBloom(_) => Kind::BlockedBloom,
+            AnyFilter::Cuckoo(_) => Kind::Cuckoo,
+            AnyFilter::SlidingWindowBloom(_) => Kind::SlidingWindowBloom,
+            AnyFilter::AgingBloom(_) => Kind::AgingBloom,
+            AnyFilter::NegativeCache(_) => Kind::NegativeCache,
+        }
+    }
+
+    /// Shape, fill and estimated ε ([`Info`]); the aging filter and the negative cache as of
+    /// the time set with [`set_now`](Self::set_now).
+    pub fn info(&self) -> Info {
+        each!(self, f => f.info())
+    }
+
+    /// Sets the time (seconds since the Unix epoch, or any tick the filter was built with)
+    /// that the aging filter and the negative cache see; the other kinds ignore it.
+    pub fn set_now(&self, now: u64) {
+        match self {
+            AnyFilter::AgingBloom(f) => f.clock().set(now),
+            AnyFilter::NegativeCache(c) => c.clock().set(now),
+            _ => {}
+        }
+    }
+
+    /// "Maybe present" (`true`) or "definitely absent" (`false`) for an item's bytes.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] for a sliding-window filter (it answers for an item at a
+    /// position) and a negative cache (it answers "definitely present" or "maybe absent").
+    pub fn contains(&self, item: &[u8]) -> Result<bool> {
+        match self {
+            AnyFilter::Bloom(f) => Ok(f.contains(item)),
+            AnyFilter::BlockedBloom(f) => Ok(f.contains(item)),
+            AnyFilter::Cuckoo(f) => Ok(f.contains(item)),
+            AnyFilter::AgingBloom(f) => Ok(f.contains(item)),
+            AnyFilter::SlidingWindowBloom(_) => Err(Error::Unsupported {
+                kind: Kind::SlidingWindowBloom.name(),
+                operation: "membership without a position (ask for an item at its position)",
+            }),
+            AnyFilter::NegativeCache(_) => Err(Error::Unsupported {
+                kind: Kind::NegativeCache.name(),
+                operation: "\"maybe present\" queries (it answers \"definitely present\" or \
+                            \"maybe absent\")",
+            }),
+        }
+    }
+
+    /// Batched [`contains`](Self::contains), prefetching where the layout allows.
+    ///
+    /// # Errors
+    /// As [`contains`](Self::contains); `out` is then unchanged.
+    ///
+    /// # Panics
+    /// If `out.len() != items.len()`.
+    pub fn contains_batch(&self, items: &[&[u8]], out: &mut [bool]) -> Result<()> {
+        match self {
+            AnyFilter::Bloom(f) => f.contains_batch(items, out),
+            AnyFilter::BlockedBloom(f) => f.contains_batch(items, out),
+            AnyFilter::Cuckoo(f) => f.contains_batch(items, out),
+            AnyFilter::AgingBloom(f) => f.contains_batch(items, out),
+            other => {
+                crate::filter::check_batch(items.len(), out.len());
+                if let Some(first) = items.first() {
+                    other.contains(first)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Inserts an item's bytes: `Ok(false)` when it may already have been there. A
+    /// sliding-window filter puts it at its next position; an aging filter and a negative
+    /// cache stamp it with the time set by [`set_now`](Self::set_now).
+    ///
+    /// # Errors
+    /// [`Error::Full`] for a cuckoo filter that cannot take it (nothing is lost), and the
+    /// sliding-window filter's errors.
+    pub fn insert(&mut self, item: &[u8]) -> Result<bool> {
+        match self {
+            AnyFilter::Bloom(f) => f.insert(item),
+            AnyFilter::BlockedBloom(f) => f.insert(item),
+            AnyFilter::Cuckoo(f) => f.insert(item),
+            AnyFilter::SlidingWindowBloom(f) => f.insert(item).map(|_| true),
+            AnyFilter::AgingBloom(f) => f.insert(item),
+            AnyFilter::NegativeCache(c) => Ok(c.insert(item)),
+        }
+    }
+
+    /// `true` for the kinds that delete: the cuckoo filter and the negative cache.
+    pub fn deletes(&self) -> bool {
+        matches!(self, AnyFilter::Cuckoo(_) | AnyFilter::NegativeCache(_))
+    }
+
+    /// Removes one copy of an item: `Ok(true)` if it was held, `Ok(false)` if it was
+    /// definitely absent (nothing changed).
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] for the kinds that cannot delete (the Bloom kinds).
+    pub fn remove(&mut self, item: &[u8]) -> Result<bool> {
+        match self {
+            AnyFilter::Cuckoo(f) => Ok(f.remove(item)),
+            AnyFilter::NegativeCache(c) => Ok(c.remove(item)),
+            other => Err(Error::Unsupported {
+                kind: other.kind().name(),
+                operation: "deletion (only a cuckoo filter and a negative cache delete)",
+            }),
+        }
+    }
+
+    /// Union with a filter of the same kind and shape.
+    ///
+    /// # Errors
+    /// [`Error::WrongKind`] or [`Error::ShapeMismatch`]; [`Error::Full`] when a cuckoo
+    /// filter cannot hold both sets; [`Error::Unsupported`] for the window kinds and the
+    /// negative cache. `self` is then unchanged.
+    pub fn merge(&mut self, other: &AnyFilter) -> Result<()> {
+        match (self, other) {
+            (AnyFilter::Bloom(a), AnyFilter::Bloom(b)) => a.union(b),
+            (AnyFilter::BlockedBloom(a), AnyFilter::BlockedBloom(b)) => a.union(b),
+            (AnyFilter::Cuckoo(a), AnyFilter::Cuckoo(b)) => a.union(b),
+            (a, b) if a.kind() == b.kind() => Err(Error::Unsupported {
+                kind: a.kind().name(),
+                operation: "merge",
+            }),
+            (a, b) => Err(Error::WrongKind {
+                expected: a.kind().name(),
+                found: b.kind() as u32,
+            }),
+        }
+    }
+}
