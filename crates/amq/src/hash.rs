@@ -41,7 +41,8 @@ pub fn checksum64(bytes: &[u8]) -> u64 {
 /// Lemire's multiply-shift reduction of a 64-bit hash to `[0, n)`: `(x · n) >> 64`.
 ///
 /// Unbiased up to 2⁻⁶⁴·n and far cheaper than `%`; it uses the *high* bits of `x`.
-/// (D. Lemire, "A fast alternative to the modulo reduction", 2016.)
+/// (D. Lemire, "A fast alternative to the modulo reduction", 2016.) The GCS's
+/// [`hash_to_range`](crate::gcs::hash_to_range) is this same reduction and calls it.
 ///
 /// # Example
 /// ```
