@@ -289,7 +289,7 @@ const BLOCK54_ADDRESS: &str = "0xb1917d669e2a9307d342d04ab74e68ea94c4d11c";
 
 #[test]
 fn scan_finds_and_confirms() {
-    let input = lines(&hive_receipts());
+    let input = lines(hive_receipts());
     amq()
         .args(["eth", "scan", "--address", BLOCK54_ADDRESS])
         .write_stdin(input.clone())
