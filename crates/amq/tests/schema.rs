@@ -188,7 +188,7 @@ fn spec_blocked_bits(items: &[&str], blocks: u64, k: u32, seed: u64, salts: &[u6
         let block = ((h as u64 as u128 * blocks as u128) >> 64) as u64;
         for salt in &salts[..k as usize] {
             let p = ((h >> 64) as u64).wrapping_mul(*salt) >> 55;
-            let bit = block * 512 + p;
+            let bit = block * amq::math::BLOCK_BITS + p;
             bits[(bit / 8) as usize] |= 1 << (bit % 8);
         }
     }
@@ -199,13 +199,7 @@ fn spec_blocked_bits(items: &[&str], blocks: u64, k: u32, seed: u64, salts: &[u6
 fn spec_salts(n: usize) -> Vec<u64> {
     let mut state: u64 = 0x6a09_e667_f3bc_c908;
     (0..n)
-        .map(|_| {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            (z ^ (z >> 31)) | 1
-        })
+        .map(|_| amq::hash::splitmix64(&mut state) | 1)
         .collect()
 }
 
