@@ -17,6 +17,7 @@
 //! Hash *primitives* come from crates (`xxhash-rust` here); this module only composes them.
 
 use crate::filter::Item;
+use crate::math::BLOCK_BITS;
 
 /// XXH3-128 of the item's canonical bytes with `seed`.
 ///
@@ -151,6 +152,10 @@ static BLOCK_SALTS: [u64; BLOCK_MAX_K as usize] = {
     salts
 };
 
+/// The right shift that keeps the top log₂(512) = 9 bits of a probe's product: a bit of the
+/// block.
+const BLOCK_PROBE_SHIFT: u32 = u64::BITS - BLOCK_BITS.trailing_zeros();
+
 /// The block of a blocked Bloom filter with `blocks` blocks: `reduce(low64(h), blocks)`.
 #[inline(always)]
 pub fn block_index(h: u128, blocks: u64) -> u64 {
@@ -190,7 +195,7 @@ pub(crate) fn block_probes(h: u128, k: u32) -> impl Iterator<Item = usize> + Clo
     let x = (h >> 64) as u64;
     BLOCK_SALTS[..k.min(BLOCK_MAX_K) as usize]
         .iter()
-        .map(move |salt| (x.wrapping_mul(*salt) >> 55) as usize)
+        .map(move |salt| (x.wrapping_mul(*salt) >> BLOCK_PROBE_SHIFT) as usize)
 }
 
 // ============================================================================================
@@ -414,7 +419,7 @@ mod tests {
             let mut pattern = [0u64; 8];
             let mut probes = 0;
             for p in block_probes(h, k) {
-                assert!(p < 512);
+                assert!(p < BLOCK_BITS as usize);
                 pattern[p / 64] |= 1 << (p % 64);
                 probes += 1;
             }

@@ -3,7 +3,7 @@
 
 use super::plot::{Plot, Series, BLUE, GREEN, RED};
 use super::{finish, Common};
-use amq::cuckoo::{self, CuckooFilter};
+use amq::cuckoo::{self, CuckooFilter, SLOTS_PER_BUCKET};
 use amq::{Filter, Insert, Remove};
 use anyhow::{bail, Result};
 use rand::rngs::StdRng;
@@ -106,7 +106,7 @@ pub(super) fn run(a: CuckooArgs) -> Result<ExitCode> {
     formula.retain(|p| p.1 > 0.0);
     let plot = Plot {
         title: format!(
-            "cuckoo filter: f = {bits}, {} buckets of 4, filled to the first refusal (α = {full_at:.4})",
+            "cuckoo filter: f = {bits}, {} buckets of {SLOTS_PER_BUCKET}, filled to the first refusal (α = {full_at:.4})",
             f.buckets()
         ),
         x_label: "load factor α",
@@ -126,7 +126,7 @@ pub(super) fn run(a: CuckooArgs) -> Result<ExitCode> {
                 points: col(&deleting, false),
             },
             Series {
-                name: format!("formula 1 - (1 - 2^-{bits})^(8α)"),
+                name: format!("formula 1 - (1 - 2^-{bits})^({}α)", 2 * SLOTS_PER_BUCKET),
                 color: BLUE,
                 formula: true,
                 points: formula,

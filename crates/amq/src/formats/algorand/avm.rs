@@ -1,5 +1,6 @@
 //! The AVM's hashes, in the order k takes them, and its bit order on byte arrays and uint64s.
 
+use super::MAX_K;
 use crate::error::{Error, Result};
 use sha2::Digest as _;
 
@@ -19,7 +20,7 @@ pub enum AvmHash {
 impl AvmHash {
     /// The order in which k hash functions are taken: the contract's two first, then the
     /// other two AVM hashes.
-    pub const ORDER: [AvmHash; 4] = [
+    pub const ORDER: [AvmHash; MAX_K as usize] = [
         AvmHash::Sha512_256,
         AvmHash::Sha3_256,
         AvmHash::Sha256,

@@ -159,7 +159,7 @@ pub(super) fn check_shape(box_bytes: usize, k: u8) -> Result<()> {
     if k == 0 || k > MAX_K {
         return Err(Error::invalid(
             "k",
-            alloc::format!("the AVM has 4 hash opcodes: k must be 1 to 4, got {k}"),
+            alloc::format!("the AVM has {MAX_K} hash opcodes: k must be 1 to {MAX_K}, got {k}"),
         ));
     }
     Ok(())

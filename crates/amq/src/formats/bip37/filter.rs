@@ -4,12 +4,11 @@ use super::{murmur3_x86_32, MAX_BLOOM_FILTER_SIZE, MAX_HASH_FUNCS, SEED_MULTIPLI
 use crate::error::{Error, Result};
 use crate::filter::{Filter, Insert, Item};
 use alloc::vec::Vec;
+use core::f64::consts::LN_2;
 
 /// (ln 2)², to the digits of Core's `LN2SQUARED`.
 #[allow(clippy::excessive_precision)]
 const LN2SQUARED: f64 = 0.480_453_013_918_201_424_667_102_526_326_664_971_730_552_951_594_545_5;
-/// ln 2: Core's `LN2` literal (52 digits) parses to this same double (a unit test checks).
-const LN2: f64 = core::f64::consts::LN_2;
 
 /// Bitcoin Core's filter size for `n` elements and false-positive rate `fpr`:
 /// `(bytes, k)`.
@@ -55,7 +54,8 @@ pub fn core_size(n: u32, fpr: f64) -> Result<(usize, u32)> {
     let bytes = (bits / 8) as usize;
     // vData.size() * 8 / nElements is integer division, then * LN2 in double, then truncated.
     let per_element = (bytes as u64 * 8) / u64::from(n);
-    let k = ((per_element as f64 * LN2) as u32).min(MAX_HASH_FUNCS);
+    // Core's `LN2` literal (52 digits) parses to `LN_2` (a unit test checks).
+    let k = ((per_element as f64 * LN_2) as u32).min(MAX_HASH_FUNCS);
     Ok((bytes, k))
 }
 
@@ -246,7 +246,7 @@ mod tests {
         let ln2: f64 = "0.6931471805599453094172321214581765680755001343602552"
             .parse()
             .unwrap();
-        assert_eq!(ln2.to_bits(), LN2.to_bits());
+        assert_eq!(ln2.to_bits(), LN_2.to_bits());
         let sq: f64 = "0.4804530139182014246671025263266649717305529515945455"
             .parse()
             .unwrap();

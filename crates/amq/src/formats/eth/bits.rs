@@ -1,6 +1,6 @@
 //! [`InputBits`]: the three bits one input sets, and [`scan`] over many blooms with them.
 
-use super::{keccak256, LogsBloom, LOGS_BLOOM_BYTES};
+use super::{keccak256, LogsBloom, LOGS_BLOOM_BYTES, LOGS_BLOOM_K};
 
 /// The three bits one input sets in a logsBloom, computed once from its Keccak-256 hash.
 ///
@@ -24,18 +24,18 @@ use super::{keccak256, LogsBloom, LOGS_BLOOM_BYTES};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct InputBits {
     /// Byte index (255 − b/8) of each bit.
-    pub(super) byte: [u8; 3],
+    pub(super) byte: [u8; LOGS_BLOOM_K],
     /// Mask (1 << (b % 8)) of each bit.
-    pub(super) mask: [u8; 3],
+    pub(super) mask: [u8; LOGS_BLOOM_K],
 }
 
 impl InputBits {
     /// The bits of an input whose Keccak-256 hash is `hash`.
     #[inline]
     pub fn from_hash(hash: &[u8; 32]) -> Self {
-        let mut byte = [0u8; 3];
-        let mut mask = [0u8; 3];
-        for i in 0..3 {
+        let mut byte = [0u8; LOGS_BLOOM_K];
+        let mut mask = [0u8; LOGS_BLOOM_K];
+        for i in 0..LOGS_BLOOM_K {
             let b = (u16::from_be_bytes([hash[2 * i], hash[2 * i + 1]]) & 0x7ff) as usize;
             byte[i] = (LOGS_BLOOM_BYTES - 1 - b / 8) as u8;
             mask[i] = 1 << (b % 8);
@@ -51,7 +51,7 @@ impl InputBits {
 
     /// The three bit positions b, each in `0..2048`, in the order the hash gives them (two or
     /// three may be equal).
-    pub fn bits(self) -> [u16; 3] {
+    pub fn bits(self) -> [u16; LOGS_BLOOM_K] {
         core::array::from_fn(|i| {
             (LOGS_BLOOM_BYTES - 1 - self.byte[i] as usize) as u16 * 8
                 + self.mask[i].trailing_zeros() as u16
@@ -59,7 +59,7 @@ impl InputBits {
     }
 
     /// The three (byte index, mask) pairs, as geth's `bloomValues` returns them.
-    pub fn byte_masks(self) -> [(usize, u8); 3] {
+    pub fn byte_masks(self) -> [(usize, u8); LOGS_BLOOM_K] {
         core::array::from_fn(|i| (self.byte[i] as usize, self.mask[i]))
     }
 }

@@ -1,6 +1,6 @@
 //! [`LogsBloom`]: the 256-byte filter itself, its hex and serde forms, and the filter traits.
 
-use super::{strip_0x, InputBits, Log, LOGS_BLOOM_BITS, LOGS_BLOOM_BYTES};
+use super::{strip_0x, InputBits, Log, LOGS_BLOOM_BITS, LOGS_BLOOM_BYTES, LOGS_BLOOM_K};
 use crate::error::{Error, Result};
 use crate::filter::{Filter, Insert, Merge};
 use alloc::string::String;
@@ -100,7 +100,7 @@ impl LogsBloom {
     #[inline]
     pub fn accrue_bits(&mut self, bits: InputBits) -> bool {
         let mut new = false;
-        for i in 0..3 {
+        for i in 0..LOGS_BLOOM_K {
             let byte = &mut self.0[bits.byte[i] as usize];
             new |= *byte & bits.mask[i] == 0;
             *byte |= bits.mask[i];
