@@ -2,7 +2,7 @@
 //! [`Bip37Filter::from_filterload`].
 
 use super::filter::check_caps;
-use super::{Bip37Filter, MAX_BLOOM_FILTER_SIZE};
+use super::Bip37Filter;
 use crate::error::{Error, Result};
 use crate::formats::compact_size::{read_compact_size, write_compact_size};
 use alloc::vec::Vec;
@@ -25,21 +25,15 @@ impl Bip37Filter {
     /// # Errors
     /// [`Error::Truncated`] if the bytes end early; [`Error::Corrupt`] for a non-canonical
     /// CompactSize (as Core's `ReadCompactSize` refuses) or bytes left over;
-    /// [`Error::TooLarge`] for more than [`MAX_BLOOM_FILTER_SIZE`] bytes or more than
-    /// [`MAX_HASH_FUNCS`](super::MAX_HASH_FUNCS) hash functions. The length is checked before
-    /// anything is allocated.
+    /// [`Error::TooLarge`] for more than [`MAX_BLOOM_FILTER_SIZE`](super::MAX_BLOOM_FILTER_SIZE)
+    /// bytes or more than [`MAX_HASH_FUNCS`](super::MAX_HASH_FUNCS) hash functions. The length
+    /// is checked before anything is allocated.
     ///
     /// # Panics
     /// Never, for any input.
     pub fn from_filterload(bytes: &[u8]) -> Result<Self> {
         let (len, mut at) = read_compact_size(bytes)?;
-        if len > MAX_BLOOM_FILTER_SIZE as u64 {
-            return Err(Error::TooLarge {
-                what: "BIP37 filter size in bytes",
-                value: len,
-                limit: MAX_BLOOM_FILTER_SIZE as u64,
-            });
-        }
+        check_caps(len, 0)?; // the size, before anything is allocated
         let len = len as usize;
         let data = take(bytes, at, len, "filter data")?.to_vec();
         at += len;
@@ -84,6 +78,7 @@ fn take4(bytes: &[u8], at: usize, what: &'static str) -> Result<[u8; 4]> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::MAX_BLOOM_FILTER_SIZE;
     use super::*;
     use alloc::vec;
 

@@ -1,6 +1,6 @@
 //! [`LogsBloom`]: the 256-byte filter itself, its hex and serde forms, and the filter traits.
 
-use super::{strip_0x, InputBits, Log, LOGS_BLOOM_BITS, LOGS_BLOOM_BYTES, LOGS_BLOOM_K};
+use super::{decode_hex, InputBits, Log, LOGS_BLOOM_BITS, LOGS_BLOOM_BYTES, LOGS_BLOOM_K};
 use crate::error::{Error, Result};
 use crate::filter::{Filter, Insert, Merge};
 use alloc::string::String;
@@ -226,20 +226,10 @@ impl LogsBloom {
     /// # Ok::<(), amq::Error>(())
     /// ```
     pub fn from_hex(text: &str) -> Result<Self> {
-        let digits = strip_0x(text);
-        if digits.len() != 2 * LOGS_BLOOM_BYTES {
-            return Err(Error::parse(
-                "logsBloom",
-                alloc::format!(
-                    "expected 0x and 512 hex digits, got {} digits",
-                    digits.len()
-                ),
-            ));
-        }
-        let mut out = [0u8; LOGS_BLOOM_BYTES];
-        hex::decode_to_slice(digits, &mut out)
-            .map_err(|e| Error::parse("logsBloom", alloc::format!("{e}")))?;
-        Ok(LogsBloom(out))
+        decode_hex(text, "logsBloom", |digits| {
+            alloc::format!("expected 0x and 512 hex digits, got {digits} digits")
+        })
+        .map(LogsBloom)
     }
 
     /// The hex form: `0x` and 512 lower-case hex digits (514 characters).

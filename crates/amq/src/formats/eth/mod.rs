@@ -91,25 +91,27 @@ pub fn keccak256(bytes: &[u8]) -> [u8; 32] {
 /// # Ok::<(), amq::Error>(())
 /// ```
 pub fn hex_array<const N: usize>(text: &str) -> Result<[u8; N]> {
-    let digits = strip_0x(text);
+    decode_hex(text, "hex", |digits| {
+        alloc::format!("expected {} hex digits ({N} bytes), got {digits}", 2 * N)
+    })
+}
+
+/// `text` without its optional `0x`/`0X`, decoded into exactly `N` bytes: [`Error::Parse`]
+/// about `what`, with `wrong_length(digits)` as the reason when there are not 2N digits.
+fn decode_hex<const N: usize>(
+    text: &str,
+    what: &'static str,
+    wrong_length: impl FnOnce(usize) -> alloc::string::String,
+) -> Result<[u8; N]> {
+    let digits = text
+        .strip_prefix("0x")
+        .or_else(|| text.strip_prefix("0X"))
+        .unwrap_or(text);
     if digits.len() != 2 * N {
-        return Err(Error::parse(
-            "hex",
-            alloc::format!(
-                "expected {} hex digits ({N} bytes), got {}",
-                2 * N,
-                digits.len()
-            ),
-        ));
+        return Err(Error::parse(what, wrong_length(digits.len())));
     }
     let mut out = [0u8; N];
     hex::decode_to_slice(digits, &mut out)
-        .map_err(|e| Error::parse("hex", alloc::format!("{e}")))?;
+        .map_err(|e| Error::parse(what, alloc::format!("{e}")))?;
     Ok(out)
-}
-
-fn strip_0x(text: &str) -> &str {
-    text.strip_prefix("0x")
-        .or_else(|| text.strip_prefix("0X"))
-        .unwrap_or(text)
 }
