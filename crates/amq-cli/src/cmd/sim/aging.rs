@@ -1,7 +1,7 @@
 //! `amq sim aging`: an aging Bloom filter's ε on fresh items, its window and what it forgets.
 
 use super::plot::{Plot, Series, BLUE, GREEN, RED};
-use super::{finish, Common};
+use super::{false_positives, finish, Common};
 use amq::window::{AgingBloom, Rotation};
 use amq::{Filter, Insert};
 use anyhow::{bail, Result};
@@ -62,10 +62,7 @@ pub(super) fn run(a: AgingArgs) -> Result<ExitCode> {
             f.insert(&inserted)?;
             inserted += 1;
         }
-        let fp = (0..a.queries)
-            .filter(|_| f.contains(&(rng.random::<u64>() | 1 << 63)))
-            .count() as u64;
-        let got = fp as f64 / a.queries as f64;
+        let (fp, got) = false_positives(&mut rng, a.queries, |x| f.contains(&x));
         let recent = inserted.saturating_sub(a.window)..inserted;
         let missed = recent.clone().filter(|i| !f.contains(i)).count() as u64;
         missed_total += missed;

@@ -1,12 +1,12 @@
 //! `amq sim bloom`: a classic or blocked Bloom filter's ε as it fills, against the formula.
 
 use super::plot::{Plot, Series, BLUE, RED};
-use super::{finish, Common};
+use super::{false_positives, finish, random_member, Common};
 use amq::math::{self, PlanKind, Target};
 use amq::{AnyFilter, BlockedBloomFilter, BloomFilter};
 use anyhow::{bail, Result};
 use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
@@ -63,21 +63,16 @@ pub(super) fn run(a: BloomArgs) -> Result<ExitCode> {
     for p in 1..=a.points {
         let upto = a.n * p / a.points;
         while inserted < upto {
-            // inserted items have the top bit clear, queries have it set: never a member
-            let x: u64 = rng.random::<u64>() >> 1;
-            filter.insert(&x.to_le_bytes())?;
+            filter.insert(&random_member(&mut rng).to_le_bytes())?;
             inserted += 1;
         }
-        let fp = (0..a.queries)
-            .filter(|_| filter.contains(&(rng.random::<u64>() | 1 << 63).to_le_bytes()))
-            .count() as u64;
+        let (fp, got) = false_positives(&mut rng, a.queries, |x| filter.contains(&x.to_le_bytes()));
         let formula = match kind {
             PlanKind::BlockedBloom => {
                 math::blocked_fpr(inserted, plan.m_bits / math::BLOCK_BITS, plan.k)
             }
             _ => math::fpr_exact(inserted, plan.m_bits, plan.k),
         };
-        let got = fp as f64 / a.queries.max(1) as f64;
         let _ = writeln!(
             csv,
             "{inserted},{:.4},{},{fp},{got:.6e},{formula:.6e}",

@@ -2,12 +2,12 @@
 //! deleting, against the formula, with a check for false negatives.
 
 use super::plot::{Plot, Series, BLUE, GREEN, RED};
-use super::{finish, Common};
+use super::{false_positives, finish, random_member, Common};
 use amq::cuckoo::{self, CuckooFilter, SLOTS_PER_BUCKET};
 use amq::{Filter, Insert, Remove};
 use anyhow::{bail, Result};
 use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
@@ -53,12 +53,8 @@ pub(super) fn run(a: CuckooArgs) -> Result<ExitCode> {
     let (mut filling, mut deleting) = (Vec::new(), Vec::new());
     let mut keys: Vec<u64> = Vec::with_capacity(usize::try_from(f.slots()).unwrap_or(0));
     let mut measure = |f: &CuckooFilter, phase: &str, keys: &[u64], rng: &mut StdRng| {
-        let fp = (0..a.queries)
-            // members have the top bit clear, queries have it set: never a member
-            .filter(|_| f.contains(&(rng.random::<u64>() | 1 << 63)))
-            .count() as u64;
+        let (fp, got) = false_positives(rng, a.queries, |x| f.contains(&x));
         let false_negatives = keys.iter().filter(|x| !f.contains(*x)).count();
-        let got = fp as f64 / a.queries.max(1) as f64;
         let load = f.load_factor();
         let formula = cuckoo::fpr(bits, load);
         let _ = writeln!(
@@ -71,7 +67,7 @@ pub(super) fn run(a: CuckooArgs) -> Result<ExitCode> {
     };
     let mut next = a.step;
     let full_at = loop {
-        let x: u64 = rng.random::<u64>() >> 1;
+        let x = random_member(&mut rng);
         match f.insert(&x) {
             Ok(_) => keys.push(x),
             Err(amq::Error::Full { .. }) => break f.load_factor(),

@@ -10,6 +10,8 @@ mod window;
 
 use anyhow::{Context, Result};
 use plot::{draw, Plot};
+use rand::rngs::StdRng;
+use rand::Rng;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -63,6 +65,26 @@ pub fn run(a: Args) -> Result<ExitCode> {
         Command::Window(a) => window::run(a),
         Command::Aging(a) => aging::run(a),
     }
+}
+
+/// A random item to insert: the top bit clear, so it is never one of the fresh queries of
+/// [`false_positives`].
+fn random_member(rng: &mut StdRng) -> u64 {
+    rng.random::<u64>() >> 1
+}
+
+/// Asks `maybe` about `queries` fresh random items (the top bit set, so never a member) and
+/// returns how many it answered "maybe" to, the false positives, and their rate (0 for no
+/// queries).
+fn false_positives(
+    rng: &mut StdRng,
+    queries: u64,
+    mut maybe: impl FnMut(u64) -> bool,
+) -> (u64, f64) {
+    let fp = (0..queries)
+        .filter(|_| maybe(rng.random::<u64>() | 1 << 63))
+        .count() as u64;
+    (fp, fp as f64 / queries.max(1) as f64)
 }
 
 /// Writes DIR/<name>.csv and DIR/<name>.svg and reports them.

@@ -1,11 +1,11 @@
 //! `amq sim window`: a sliding-window Bloom filter's ε at a fixed and at the newest position.
 
 use super::plot::{Plot, Series, GREEN, RED};
-use super::{finish, Common};
+use super::{false_positives, finish, random_member, Common};
 use amq::window::{SlidingWindowBloom, WindowParams};
 use anyhow::{bail, Result};
 use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
@@ -61,15 +61,11 @@ pub(super) fn run(a: WindowArgs) -> Result<ExitCode> {
     for p in 1..=a.points {
         let upto = a.n * p / a.points;
         while f.next_position() < upto {
-            let x: u64 = rng.random::<u64>() >> 1;
-            f.insert(&x)?;
+            f.insert(&random_member(&mut rng))?;
         }
         let n = f.next_position();
         let mut probe = |position: u64| {
-            let fp = (0..a.queries)
-                .filter(|_| f.contains(&(rng.random::<u64>() | 1 << 63), position))
-                .count() as u64;
-            let got = fp as f64 / a.queries.max(1) as f64;
+            let (fp, got) = false_positives(&mut rng, a.queries, |x| f.contains(&x, position));
             let formula = params.fpr(n, position);
             let archived = position / params.batch < f.window_start_chunk();
             let _ = writeln!(
