@@ -8,6 +8,7 @@ pub mod btc_bip158;
 pub mod btc_bip37;
 pub mod build;
 pub mod cashu;
+pub mod cashu_state;
 pub mod contains;
 pub mod eth;
 pub mod info;

@@ -42,7 +42,7 @@
 //! # Ok::<(), amq::Error>(())
 //! ```
 
-mod bitio;
+pub(crate) mod bitio;
 mod index;
 pub mod plan;
 pub(crate) mod sort;
