@@ -86,6 +86,8 @@ pub mod hash;
 pub mod math;
 pub mod negative;
 mod registry;
+pub mod rln;
+pub mod ttl;
 pub mod window;
 pub mod wire;
 
@@ -95,4 +97,6 @@ pub use error::{Error, Result};
 pub use filter::{Filter, Insert, Item, Merge, Remove};
 pub use negative::NegativeCache;
 pub use registry::{AnyFilter, Details, Info};
+pub use rln::SlidingWindowCuckoo;
+pub use ttl::TtlCuckooFilter;
 pub use window::{AgingBloom, SlidingWindowBloom};
