@@ -33,7 +33,9 @@
 //! [`SystemClock`](crate::clock::SystemClock)); `tick` and every TTL are in the same units.
 //! The explicit-time methods take `now`; the [`Filter`], [`Insert`] and [`Remove`] traits
 //! read the filter's clock (and insert with [`default_ttl`](TtlCuckooFilter::default_ttl)).
-//! A time before the last sweep counts as the sweep's time.
+//! A time before the last sweep counts as the sweep's time. Time should not go backwards: an
+//! insert may take the slot of an entry that has expired by its time, so a later query at an
+//! earlier time may miss that entry.
 //!
 //! (The cuckoo filter of Fan, Andersen, Kaminsky and Mitzenmacher, "Cuckoo Filter:
 //! Practically Better Than Bloom", CoNEXT 2014, with a stamp per slot, for per-item expiry as
