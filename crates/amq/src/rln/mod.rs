@@ -25,7 +25,7 @@
 //! `ε = 1 − (1 − 1/(2^f − 1))^(8α)`. No table is ever fuller than [`PLANNED_LOAD`] (0.95), so
 //! f = [`fingerprint_bits_for`] ε bounds every query. **Size.** An epoch holding L members
 //! takes `2ᵏ · ⌈4f/8⌉` bytes, k = [`log2_buckets_for`]`(L)`: between f/0.95 and 2f/0.95 bits
-//! per member (B = ⌊0.95 · 4 · 2ᵏ⌋ fills its table best: 3,891, 7,782, 15,564, 31,129, ...).
+//! per member (B = ⌊0.95 · 4 · 2ᵏ⌋ fills its table best: 7,782, 15,564, 31,129, 62,259, ...).
 //!
 //! Index derivation: the first bucket is the top k bits of the item hash's low half and the
 //! alternate is `i ⊕ top_k(fp · C)` ([`hash::halving_cuckoo_index`](crate::hash::halving_cuckoo_index),
