@@ -457,8 +457,8 @@ impl SlidingWindowCuckoo {
             return Err(Error::invalid(
                 "part",
                 alloc::format!(
-                    "epoch {e} neither is held nor follows epoch {}",
-                    end.wrapping_sub(1)
+                    "epoch {e} is neither held (epochs {} up to {end}) nor the next one ({end})",
+                    self.first
                 ),
             ));
         }
