@@ -16,7 +16,8 @@ use std::process::ExitCode;
 /// `1 − (1 − 1/(2^f − 1))^(8α)` at the live load α and against the planned ε. At the end, for
 /// every age around the TTL, measure the share of items still found over `tick` consecutive
 /// query times, against the rule: found for ages up to ttl − tick, gone from ttl, and in
-/// between with probability (ttl − age)/tick (the insert's phase in its tick).
+/// between with probability (ttl − age)/tick (the insert's phase in its tick); an item gone
+/// is still "found" as a false positive at rate ε.
 #[derive(clap::Args, Debug)]
 pub(super) struct TtlArgs {
     /// n, the live items the filter is planned for.
@@ -88,11 +89,14 @@ pub(super) fn run(a: TtlArgs) -> Result<ExitCode> {
     }
     let end = start + duration - 1;
     let (ages, found) = expiry_curve(&f, &a, rate, start, end);
+    // an expired item is still "found" as a false positive, at the live load's rate
+    let eps = f.expected_fpr(f.entries_at(end + a.tick).0);
     let mut exp_csv = String::from("age,checked,found,found_rate,formula\n");
     let mut exp_rows = Vec::new();
     for (age, (checked, hits)) in ages.iter().zip(&found) {
         let rate_found = *hits as f64 / (*checked).max(1) as f64;
-        let formula = survival(*age, a.ttl, a.tick);
+        let p = survival(*age, a.ttl, a.tick);
+        let formula = p + (1.0 - p) * eps;
         let _ = writeln!(
             exp_csv,
             "{age},{checked},{hits},{rate_found:.6},{formula:.6}"
@@ -129,7 +133,7 @@ pub(super) fn run(a: TtlArgs) -> Result<ExitCode> {
                     points: col(&exp_rows, 0),
                 },
                 Series {
-                    name: "min(1, max(0, (ttl − age)/tick))".into(),
+                    name: "p = min(1, max(0, (ttl − age)/tick)), plus (1 − p)·ε".into(),
                     color: BLUE,
                     formula: true,
                     points: col(&exp_rows, 1),
