@@ -101,7 +101,7 @@ pub(super) fn run(a: TtlArgs) -> Result<ExitCode> {
             exp_csv,
             "{age},{checked},{hits},{rate_found:.6},{formula:.6}"
         );
-        exp_rows.push((*age as f64, rate_found, formula));
+        exp_rows.push((*age as f64 - a.ttl as f64, rate_found, formula));
     }
     let name = a
         .common
@@ -122,7 +122,7 @@ pub(super) fn run(a: TtlArgs) -> Result<ExitCode> {
                 "ttl cuckoo expiry: ttl {} s, tick {} s (lives between ttl − tick and ttl)",
                 a.ttl, a.tick
             ),
-            x_label: "age (seconds since the insert)",
+            x_label: "age − ttl (seconds)",
             y_label: "share of items found",
             log_y: false,
             series: vec![
@@ -190,8 +190,8 @@ pub(super) fn run(a: TtlArgs) -> Result<ExitCode> {
         "fingerprint_bits": f.fingerprint_bits(), "stamp_bits": f.stamp_bits(),
         "bytes": f.size_bytes(), "swept_epoch": f.swept_epoch(),
         "fpr": last.1, "fpr_formula": last.2, "fpr_planned": planned,
-        "found_after_ttl": exp_rows.iter().filter(|r| r.0 >= a.ttl as f64).map(|r| r.1).fold(0.0, f64::max),
-        "found_before_ttl_minus_tick": exp_rows.iter().filter(|r| r.0 <= (a.ttl - a.tick.min(a.ttl)) as f64).map(|r| r.1).fold(1.0, f64::min),
+        "found_after_ttl": exp_rows.iter().filter(|r| r.0 >= 0.0).map(|r| r.1).fold(0.0, f64::max),
+        "found_before_ttl_minus_tick": exp_rows.iter().filter(|r| r.0 <= -(a.tick.min(a.ttl) as f64)).map(|r| r.1).fold(1.0, f64::min),
         "expiry_max_deviation": worst_expiry,
         "expiry_csv": exp_csv_path.display().to_string(),
         "expiry_svg": exp_svg_path.display().to_string(),
