@@ -307,6 +307,9 @@ fn corrupt_files_are_refused() {
         (6, 3),
         (6, 1),
         (7, 2),
+        (0, u64::MAX),
+        (3, u64::MAX),
+        (5, u64::MAX), // the first epoch's number plus the count overflows
     ] {
         let mut p = c.params.clone();
         p[i] = v;

@@ -170,7 +170,7 @@ fn ttl_cuckoo_file_bytes_are_pinned() {
         let fp = amq::hash::cuckoo_fingerprint(h, 12);
         let i1 = amq::hash::cuckoo_index(h, 3);
         let i2 = amq::hash::cuckoo_alt_index(i1, fp, 3);
-        let slot = u128::from(u64::from(fp) << 4 | x % 16); // fingerprint above a 4-bit stamp
+        let slot = u128::from((u64::from(fp) << 4) | (x % 16)); // fingerprint above a 4-bit stamp
         let found = [i1, i2].iter().any(|&i| {
             let b = bucket(payload, 8 * i as usize, 8);
             (0..4).any(|j| (b >> (16 * j)) & 0xffff == slot)

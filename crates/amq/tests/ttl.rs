@@ -409,6 +409,7 @@ fn corrupt_files_are_refused() {
         (6, 81),
         (9, 7),
         (10, 3),
+        (0, u64::MAX), // f + s must not overflow
     ] {
         let mut p = c.params.clone();
         p[i] = v;

@@ -399,8 +399,7 @@ impl SlidingWindowCuckoo {
                 ),
             )
         })?;
-        let mut epochs = Vec::new();
-        epochs.push(e.clone());
+        let epochs = alloc::vec![e.clone()];
         Ok(SlidingWindowCuckoo {
             epochs,
             first: epoch,

@@ -120,7 +120,7 @@ pub(crate) fn check(buckets: u64, f: u32, s: u32, tick: u64) -> Result<()> {
             alloc::format!("must be between 1 and {MAX_STAMP_BITS}, got {s}"),
         ));
     }
-    if f < MIN_FINGERPRINT_BITS || f + s > MAX_SLOT_BITS {
+    if f < MIN_FINGERPRINT_BITS || f > MAX_SLOT_BITS - s {
         return Err(Error::invalid(
             "fingerprint_bits",
             alloc::format!(
