@@ -429,3 +429,53 @@ fn corrupt_files_are_refused() {
         assert!(TtlCuckooFilter::from_bytes(&good[..cut]).is_err());
     }
 }
+
+/// As JSON (feature `serde`), a spec names its kind beside its own fields, and a plan's and an
+/// info's kind fields sit beside the common ones without repeating them.
+#[cfg(feature = "serde")]
+#[test]
+fn specs_plans_and_infos_as_json() {
+    let spec: Spec = serde_json::from_str(
+        r#"{"kind": "ttl-cuckoo", "items": 1000, "fpr": 0.01, "tick": 60, "max_ttl": 600}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        spec,
+        Spec::TtlCuckoo(TtlSpec {
+            items: 1000,
+            fpr: 0.01,
+            tick: 60,
+            stamp_bits: None,
+            max_ttl: Some(600)
+        })
+    );
+    let rln: Spec = serde_json::from_str(
+        r#"{"kind": "sliding-window-cuckoo", "epoch_items": 7782, "fpr": 0.001}"#,
+    )
+    .unwrap();
+    assert_eq!(rln.kind().name(), "sliding-window-cuckoo");
+    for s in [spec, rln] {
+        let plan = amq::math::plan(&s).unwrap();
+        let text = serde_json::to_string(&plan).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["kind"], s.kind().name());
+        assert_eq!(
+            v.as_object().unwrap().len(),
+            text.matches("\":").count(),
+            "{text}"
+        );
+        // (floats may come back a unit in the last place off: compare the exact fields)
+        let back: amq::math::Plan = serde_json::from_value(v).unwrap();
+        assert_eq!(
+            (back.kind(), back.bytes, back.m_bits),
+            (plan.kind(), plan.bytes, plan.m_bits)
+        );
+        let info = AnyFilter::new(&s, 0).unwrap().info();
+        let back: amq::Info = serde_json::from_str(&serde_json::to_string(&info).unwrap()).unwrap();
+        assert_eq!(
+            (back.kind(), back.bytes, back.m_bits),
+            (info.kind(), info.bytes, info.m_bits)
+        );
+        assert_eq!(back.details.kind(), s.kind());
+    }
+}
