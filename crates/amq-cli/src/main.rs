@@ -49,6 +49,8 @@ enum Command {
     Eth(cmd::eth::Args),
     /// Remove items from a cuckoo filter (exit 1 if an item was not there).
     Remove(cmd::remove::Args),
+    Ttl(cmd::ttl::Args),
+    Rln(cmd::rln::Args),
     // [commands] further commands go here, one line each
 }
 
@@ -69,6 +71,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Cashu(a) => cmd::cashu::run(a),
         Command::Eth(a) => cmd::eth::run(a),
         Command::Remove(a) => cmd::remove::run(a),
+        Command::Ttl(a) => cmd::ttl::run(a),
+        Command::Rln(a) => cmd::rln::run(a),
         // [dispatch] further commands go here, one line each
     }
 }

@@ -376,6 +376,66 @@ pub fn cuckoo_alt_index(i: u64, fingerprint: u32, buckets: u64) -> u64 {
     }
 }
 
+// ============================================================================================
+// Sliding-window cuckoo filter (issue 16): epoch tables of 2^k buckets that can be halved.
+// Part of the `.amq` format of kind 8. (The TTL cuckoo filter, kind 7, uses the cuckoo
+// filter's derivation above.)
+// ============================================================================================
+
+/// The top `bits` bits of `x` (0 for `bits` = 0; `bits` at most 64).
+#[inline(always)]
+fn top_bits(x: u64, bits: u32) -> u64 {
+    if bits == 0 {
+        0
+    } else {
+        x >> (64 - bits.min(64))
+    }
+}
+
+/// The first bucket of an item in an epoch table of 2ᵏ buckets of a
+/// [`SlidingWindowCuckoo`](crate::rln::SlidingWindowCuckoo): the top k bits of `low64(h)`,
+/// which is `reduce(low64(h), 2ᵏ)`. Halving the table maps bucket i to `i >> 1`.
+///
+/// # Example
+/// ```
+/// use amq::hash::{halving_cuckoo_index, hash128};
+/// let h = hash128("alice", 0);
+/// assert_eq!(halving_cuckoo_index(h, 10) >> 3, halving_cuckoo_index(h, 7));
+/// assert_eq!(halving_cuckoo_index(h, 0), 0);
+/// ```
+#[inline(always)]
+pub fn halving_cuckoo_index(h: u128, log2_buckets: u32) -> u64 {
+    top_bits(h as u64, log2_buckets)
+}
+
+/// The alternate bucket of a fingerprint stored in bucket `i` of an epoch table of 2ᵏ
+/// buckets: `i ⊕ top_k(fp · C)`, C = [`CUCKOO_ALT_MULTIPLIER`] (partial-key cuckoo hashing
+/// with the paper's XOR, Fan et al. 2014, §3.1).
+///
+/// It is an involution, and it commutes with halving: `alt(i, fp, k) >> 1 =
+/// alt(i >> 1, fp, k − 1)`, because the offset for 2ᵏ⁻¹ buckets is the offset for 2ᵏ
+/// shifted right by one. So a table can be shrunk to 2ʲ buckets by moving every fingerprint
+/// from bucket i to bucket `i >> (k − j)`: both buckets of its item move together, and a
+/// query of the smaller table finds it. `i` must be below 2ᵏ.
+///
+/// # Example
+/// ```
+/// use amq::hash::halving_cuckoo_alt_index as alt;
+/// for i in [0u64, 5, 1023] {
+///     let j = alt(i, 0x5a5, 10);
+///     assert!(j < 1024);
+///     assert_eq!(alt(j, 0x5a5, 10), i);
+///     assert_eq!(j >> 2, alt(i >> 2, 0x5a5, 8));
+/// }
+/// ```
+#[inline(always)]
+pub fn halving_cuckoo_alt_index(i: u64, fingerprint: u32, log2_buckets: u32) -> u64 {
+    i ^ top_bits(
+        u64::from(fingerprint).wrapping_mul(CUCKOO_ALT_MULTIPLIER),
+        log2_buckets,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

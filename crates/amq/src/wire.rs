@@ -53,6 +53,11 @@ pub enum Kind {
     AgingBloom = 5,
     /// Negative cache.
     NegativeCache = 6,
+    /// [`TtlCuckooFilter`](crate::ttl::TtlCuckooFilter): a cuckoo filter whose entries expire.
+    TtlCuckoo = 7,
+    /// [`SlidingWindowCuckoo`](crate::rln::SlidingWindowCuckoo): cuckoo filters by
+    /// registration epoch.
+    SlidingWindowCuckoo = 8,
 }
 
 impl Kind {
@@ -65,18 +70,22 @@ impl Kind {
             4 => Kind::SlidingWindowBloom,
             5 => Kind::AgingBloom,
             6 => Kind::NegativeCache,
+            7 => Kind::TtlCuckoo,
+            8 => Kind::SlidingWindowCuckoo,
             _ => return None,
         })
     }
 
     /// Every kind, in code order.
-    pub const ALL: [Kind; 6] = [
+    pub const ALL: [Kind; 8] = [
         Kind::Bloom,
         Kind::BlockedBloom,
         Kind::Cuckoo,
         Kind::SlidingWindowBloom,
         Kind::AgingBloom,
         Kind::NegativeCache,
+        Kind::TtlCuckoo,
+        Kind::SlidingWindowCuckoo,
     ];
 
     /// The kind with this [`name`](Self::name).
@@ -100,6 +109,8 @@ impl Kind {
             Kind::SlidingWindowBloom => "sliding-window-bloom",
             Kind::AgingBloom => "aging-bloom",
             Kind::NegativeCache => "negative-cache",
+            Kind::TtlCuckoo => "ttl-cuckoo",
+            Kind::SlidingWindowCuckoo => "sliding-window-cuckoo",
         }
     }
 }
@@ -118,7 +129,8 @@ impl<'de> serde::Deserialize<'de> for Kind {
         Kind::from_name(&name).ok_or_else(|| {
             serde::de::Error::custom(alloc::format!(
                 "unknown filter kind {name:?} (bloom, blocked-bloom, cuckoo, \
-                 sliding-window-bloom, aging-bloom, negative-cache)"
+                 sliding-window-bloom, aging-bloom, negative-cache, ttl-cuckoo, \
+                 sliding-window-cuckoo)"
             ))
         })
     }

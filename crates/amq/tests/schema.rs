@@ -7,7 +7,7 @@
 use amq::window::{Rotation, WindowParams};
 use amq::{
     AgingBloom, BlockedBloomFilter, BloomFilter, CuckooFilter, Insert, NegativeCache,
-    SlidingWindowBloom,
+    SlidingWindowBloom, SlidingWindowCuckoo, TtlCuckooFilter,
 };
 
 fn hex(bytes: &[u8]) -> String {
@@ -145,6 +145,81 @@ fn negative_cache_file_bytes_are_pinned() {
     assert_eq!(hex(&bytes), PINNED_NEGATIVE_FILE);
 }
 
+/// A bucket of `bytes` bytes at `at` of a payload, as the little-endian integer it is.
+fn bucket(payload: &[u8], at: usize, bytes: usize) -> u128 {
+    let mut b = [0u8; 16];
+    b[..bytes].copy_from_slice(&payload[at..at + bytes]);
+    u128::from_le_bytes(b)
+}
+
+/// The bytes of a small TTL cuckoo file, checked against the layout documented in
+/// `TtlCuckooFilter::to_bytes` and the derivation of `amq::hash`.
+#[test]
+fn ttl_cuckoo_file_bytes_are_pinned() {
+    let mut f = TtlCuckooFilter::new(3, 12, 4, 10, 7).unwrap();
+    for (item, ttl) in [("apple", 20), ("banana", 30), ("cherry", 40)] {
+        f.insert(item, 100, ttl).unwrap(); // expiry ticks 12, 13, 14
+    }
+    let bytes = f.to_bytes();
+    let head = header(7, &[12, 4, 4, 3, 7, 10, 80, 0, 3, 0, 0], 24); // 3 buckets of 8 bytes
+    assert_eq!(hex(&bytes[..128]), hex(&head));
+    assert_eq!(bytes.len(), 128 + 24 + 8);
+    let payload = &bytes[128..152];
+    for (item, x) in [("apple", 12u64), ("banana", 13), ("cherry", 14)] {
+        let h = amq::hash::hash128(item, 7);
+        let fp = amq::hash::cuckoo_fingerprint(h, 12);
+        let i1 = amq::hash::cuckoo_index(h, 3);
+        let i2 = amq::hash::cuckoo_alt_index(i1, fp, 3);
+        let slot = u128::from((u64::from(fp) << 4) | (x % 16)); // fingerprint above a 4-bit stamp
+        let found = [i1, i2].iter().any(|&i| {
+            let b = bucket(payload, 8 * i as usize, 8);
+            (0..4).any(|j| (b >> (16 * j)) & 0xffff == slot)
+        });
+        assert!(found, "{item}: slot {slot:#x} not in buckets {i1}, {i2}");
+    }
+    assert_eq!(hex(&bytes), PINNED_TTL_CUCKOO_FILE);
+}
+
+/// The bytes of a small sliding-window cuckoo file (a closed epoch of 4 members and an open
+/// one), checked against the layout of `SlidingWindowCuckoo::to_bytes` and the derivation of
+/// `amq::hash`.
+#[test]
+fn sliding_window_cuckoo_file_bytes_are_pinned() {
+    let mut set = SlidingWindowCuckoo::new(4, 12, 1, 7).unwrap();
+    for item in ["apple", "banana", "cherry", "date", "elder"] {
+        set.register(item).unwrap();
+    }
+    let bytes = set.to_bytes();
+    // 2 epochs of 2 buckets of 6 bytes: 5 words and 16 bytes each
+    let head = header(8, &[12, 4, 4, 1, 7, 0, 2, 1], 112);
+    assert_eq!(hex(&bytes[..128]), hex(&head));
+    assert_eq!(bytes.len(), 128 + 112 + 8);
+    let payload = &bytes[128..240];
+    let word = |i: usize| u64::from_le_bytes(payload[8 * i..8 * i + 8].try_into().unwrap());
+    assert_eq!([word(0), word(1), word(2)], [1, 4, 4]); // k, registered, members
+    assert_eq!([word(7), word(8), word(9)], [1, 1, 1]);
+    for (item, epoch) in [
+        ("apple", 0usize),
+        ("banana", 0),
+        ("cherry", 0),
+        ("date", 0),
+        ("elder", 1),
+    ] {
+        let h = amq::hash::hash128(item, 7);
+        let fp = amq::hash::cuckoo_fingerprint(h, 12);
+        let i1 = (h as u64) >> 63; // the top bit of the low half
+        let i2 = i1 ^ (u64::from(fp).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 63);
+        let table = 56 * epoch + 40;
+        let found = [i1, i2].iter().any(|&i| {
+            let b = bucket(payload, table + 6 * i as usize, 6);
+            (0..4).any(|j| (b >> (12 * j)) & 0xfff == u128::from(fp))
+        });
+        let stash = (word(7 * epoch + 3) == u64::from(fp)).then_some(word(7 * epoch + 4));
+        assert!(found || stash.is_some_and(|b| b == i1 || b == i2), "{item}");
+    }
+    assert_eq!(hex(&bytes), PINNED_SLIDING_WINDOW_CUCKOO_FILE);
+}
+
 #[test]
 fn the_item_hash_is_pinned() {
     // XXH3-128 is the item hash of every general filter; these are the reference values of
@@ -259,4 +334,18 @@ const PINNED_NEGATIVE_FILE: &str = concat!(
     "2a0000000000000000000000000000000300000000000000000000000000000000000000000000000000000000000000",
     "0000000000000000000000000000000000000000000000000000000000000000e9016406d00d00000000000000000000",
     "5c31fe903bd0eb06",
+);
+const PINNED_TTL_CUCKOO_FILE: &str = concat!(
+    "414d5100010007000b0000000000000018000000000000000c0000000000000004000000000000000400000000000000",
+    "030000000000000007000000000000000a00000000000000500000000000000000000000000000000300000000000000",
+    "00000000000000000000000000000000000000000000000000000000000000004dd8bee6000000000000000000000000",
+    "1ccc000000000000a11ff6c3e803844c",
+);
+const PINNED_SLIDING_WINDOW_CUCKOO_FILE: &str = concat!(
+    "414d510001000800080000000000000070000000000000000c0000000000000004000000000000000400000000000000",
+    "010000000000000007000000000000000000000000000000020000000000000001000000000000000000000000000000",
+    "000000000000000000000000000000000000000000000000000000000000000001000000000000000400000000000000",
+    "04000000000000000000000000000000000000000000000084bde6790f00c10c00000000000000000100000000000000",
+    "010000000000000001000000000000000000000000000000000000000000000000000000000041010000000000000000",
+    "641105cdc809a3ea",
 );

@@ -17,7 +17,9 @@ pub mod negative;
 pub mod plan;
 pub mod query;
 pub mod remove;
+pub mod rln;
 pub mod sim;
+pub mod ttl;
 pub mod window;
 // [modules] further command modules go here, one line each
 

@@ -31,7 +31,8 @@ pub enum Target {
 /// A filter to plan or create: its kind and the kind's own parameters.
 ///
 /// As JSON (feature `serde`) the kind is the `"kind"` field (`bloom`, `blocked-bloom`,
-/// `cuckoo`, `sliding-window-bloom`, `aging-bloom`, `negative-cache`) beside the parameters,
+/// `cuckoo`, `sliding-window-bloom`, `aging-bloom`, `negative-cache`, `ttl-cuckoo`,
+/// `sliding-window-cuckoo`) beside the parameters,
 /// for example `{"kind": "bloom", "items": 1000000, "fpr": 0.01}`.
 ///
 /// # Example
@@ -117,6 +118,10 @@ pub enum Spec {
         #[cfg_attr(feature = "serde", serde(default))]
         ttl: Option<u64>,
     },
+    /// A [`TtlCuckooFilter`](crate::TtlCuckooFilter) ([`ttl::plan`](crate::ttl::plan)).
+    TtlCuckoo(crate::ttl::TtlSpec),
+    /// A [`SlidingWindowCuckoo`](crate::SlidingWindowCuckoo) ([`rln::plan`](crate::rln::plan)).
+    SlidingWindowCuckoo(crate::rln::RlnSpec),
 }
 
 impl Spec {
@@ -129,6 +134,8 @@ impl Spec {
             Spec::SlidingWindowBloom { .. } => Kind::SlidingWindowBloom,
             Spec::AgingBloom { .. } => Kind::AgingBloom,
             Spec::NegativeCache { .. } => Kind::NegativeCache,
+            Spec::TtlCuckoo(_) => Kind::TtlCuckoo,
+            Spec::SlidingWindowCuckoo(_) => Kind::SlidingWindowCuckoo,
         }
     }
 
@@ -266,6 +273,10 @@ pub enum PlanDetails {
         /// The TTL in seconds, if entries expire.
         ttl_seconds: Option<u64>,
     },
+    /// A TTL cuckoo filter.
+    TtlCuckoo(crate::ttl::TtlPlan),
+    /// A sliding-window cuckoo filter.
+    SlidingWindowCuckoo(crate::rln::RlnPlan),
 }
 
 impl PlanDetails {
@@ -278,6 +289,8 @@ impl PlanDetails {
             PlanDetails::SlidingWindowBloom { .. } => Kind::SlidingWindowBloom,
             PlanDetails::AgingBloom { .. } => Kind::AgingBloom,
             PlanDetails::NegativeCache { .. } => Kind::NegativeCache,
+            PlanDetails::TtlCuckoo(_) => Kind::TtlCuckoo,
+            PlanDetails::SlidingWindowCuckoo(_) => Kind::SlidingWindowCuckoo,
         }
     }
 }
@@ -437,6 +450,8 @@ pub fn plan(spec: &Spec) -> Result<Plan> {
                 fpr_exact: bound,
             })
         }
+        Spec::TtlCuckoo(s) => crate::ttl::plan(&s),
+        Spec::SlidingWindowCuckoo(s) => crate::rln::plan(&s),
     }
 }
 

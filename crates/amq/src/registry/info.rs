@@ -6,6 +6,7 @@ use crate::math::RotationUnit;
 use crate::wire::Kind;
 use crate::{
     AgingBloom, BlockedBloomFilter, BloomFilter, CuckooFilter, NegativeCache, SlidingWindowBloom,
+    SlidingWindowCuckoo, TtlCuckooFilter,
 };
 use alloc::vec::Vec;
 
@@ -154,6 +155,56 @@ pub enum Details {
         /// The chance that the oldest item was pushed out of its set.
         fnr_of_oldest_item: f64,
     },
+    /// A TTL cuckoo filter, as of the time set on its clock.
+    TtlCuckoo {
+        /// α, live entries over slots.
+        load_factor: f64,
+        /// f, the fingerprint bits.
+        fingerprint_bits: u32,
+        /// s, the expiry stamp bits.
+        stamp_bits: u32,
+        /// Buckets of `slots_per_bucket` slots of f + s bits.
+        buckets: u64,
+        /// b, the slots per bucket.
+        slots_per_bucket: u32,
+        /// The tick (the precision of expiry), in clock units (seconds).
+        tick: u64,
+        /// The longest TTL: `tick · 2ˢ`.
+        max_ttl: u64,
+        /// The TTL of inserts that give none.
+        default_ttl: u64,
+        /// Entries not expired.
+        live_entries: u64,
+        /// Expired entries still in their slots (inserts take them back).
+        expired_entries: u64,
+        /// w, the tick of the last sweep.
+        swept_epoch: u64,
+        /// The victim stash holds a live entry.
+        stash_used: bool,
+    },
+    /// A sliding-window cuckoo filter (or an export of one epoch).
+    SlidingWindowCuckoo {
+        /// f, the fingerprint bits.
+        fingerprint_bits: u32,
+        /// B, the registrations per epoch.
+        epoch_items: u64,
+        /// Buckets of an open epoch.
+        epoch_buckets: u64,
+        /// The first epoch held.
+        first_epoch: u64,
+        /// Epochs held.
+        epochs: u64,
+        /// The epoch the next registration goes to.
+        next_epoch: u64,
+        /// Members held: registrations less slashes.
+        members: u64,
+        /// Bits of the tables per member.
+        bits_per_member: f64,
+        /// ε of a query at the latest epoch.
+        fpr_latest_epoch: f64,
+        /// The bound on ε of a query at any epoch.
+        fpr_bound: f64,
+    },
 }
 
 impl Details {
@@ -166,6 +217,8 @@ impl Details {
             Details::SlidingWindowBloom { .. } => Kind::SlidingWindowBloom,
             Details::AgingBloom { .. } => Kind::AgingBloom,
             Details::NegativeCache { .. } => Kind::NegativeCache,
+            Details::TtlCuckoo { .. } => Kind::TtlCuckoo,
+            Details::SlidingWindowCuckoo { .. } => Kind::SlidingWindowCuckoo,
         }
     }
 }
@@ -320,6 +373,72 @@ impl<C: Clock> NegativeCache<C> {
             bytes: self.size_bytes(),
             fill_ratio: self.occupancy(),
             estimated_items: self.occupied() as f64,
+            estimated_fpr: self.estimated_fpr(),
+        }
+    }
+}
+
+impl<C: Clock> TtlCuckooFilter<C> {
+    /// Shape, live load and ε now, by the filter's clock ([`Info`]; O(m)); k = 2: a query reads
+    /// two buckets, and the fill is the live load.
+    pub fn info(&self) -> Info {
+        let now = self.clock().now();
+        let (live, occupied) = self.entries_at(now);
+        let load = live as f64 / self.slots() as f64;
+        Info {
+            details: Details::TtlCuckoo {
+                load_factor: load,
+                fingerprint_bits: self.fingerprint_bits(),
+                stamp_bits: self.stamp_bits(),
+                buckets: self.buckets(),
+                slots_per_bucket: crate::cuckoo::SLOTS_PER_BUCKET,
+                tick: self.tick(),
+                max_ttl: self.max_ttl(),
+                default_ttl: self.default_ttl(),
+                live_entries: live,
+                expired_entries: occupied - live,
+                swept_epoch: self.swept_epoch(),
+                stash_used: self.stash_used_at(now),
+            },
+            m_bits: self.m(),
+            k: 2,
+            seed: self.seed(),
+            inserted: self.inserted(),
+            bytes: self.size_bytes(),
+            fill_ratio: load,
+            estimated_items: live as f64,
+            estimated_fpr: self.expected_fpr(live),
+        }
+    }
+}
+
+impl SlidingWindowCuckoo {
+    /// Shape, epochs, members and ε ([`Info`]); m is the bits of every epoch's slots, the fill
+    /// is members over all slots, and the estimated ε is that of a query at the worst epoch.
+    pub fn info(&self) -> Info {
+        let slots = self.m() / u64::from(self.fingerprint_bits());
+        let members = self.members();
+        let latest = (self.first_epoch() + self.epochs()).saturating_sub(1);
+        Info {
+            details: Details::SlidingWindowCuckoo {
+                fingerprint_bits: self.fingerprint_bits(),
+                epoch_items: self.epoch_items(),
+                epoch_buckets: 1 << self.log2_buckets(),
+                first_epoch: self.first_epoch(),
+                epochs: self.epochs(),
+                next_epoch: self.next_epoch(),
+                members,
+                bits_per_member: 8.0 * self.size_bytes() as f64 / members.max(1) as f64,
+                fpr_latest_epoch: self.epoch_fpr(latest),
+                fpr_bound: self.fpr_bound(),
+            },
+            m_bits: self.m(),
+            k: 2,
+            seed: self.seed(),
+            inserted: self.inserted(),
+            bytes: self.size_bytes(),
+            fill_ratio: members as f64 / slots.max(1) as f64,
+            estimated_items: members as f64,
             estimated_fpr: self.estimated_fpr(),
         }
     }

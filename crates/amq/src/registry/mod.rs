@@ -12,18 +12,19 @@ pub use info::{Details, Info};
 use crate::clock::ManualClock;
 use crate::error::{Error, Result};
 use crate::filter::{Filter, Insert, Remove};
-use crate::math::Spec;
+use crate::math::{PlanDetails, Spec};
 use crate::wire::{self, Kind};
 use crate::{
     AgingBloom, BlockedBloomFilter, BloomFilter, CuckooFilter, NegativeCache, SlidingWindowBloom,
+    SlidingWindowCuckoo, TtlCuckooFilter,
 };
 use alloc::vec::Vec;
 
 /// A filter of any kind the `.amq` container holds, for tools that open files whose kind they
 /// do not know in advance (the command line, the server, the bindings).
 ///
-/// The aging filter and the negative cache read the time from a [`ManualClock`] that starts at
-/// 0 when the filter is created or decoded ("no time has passed since it was written"); set it
+/// The aging filter, the negative cache and the TTL cuckoo filter read the time from a
+/// [`ManualClock`] that starts at 0 when the filter is created or decoded ("no time has passed since it was written"); set it
 /// with [`set_now`](Self::set_now) before an operation that should see the current time.
 ///
 /// # Example
@@ -55,6 +56,10 @@ pub enum AnyFilter {
     AgingBloom(AgingBloom<ManualClock>),
     /// A negative cache.
     NegativeCache(NegativeCache<ManualClock>),
+    /// A TTL cuckoo filter (entries expire).
+    TtlCuckoo(TtlCuckooFilter<ManualClock>),
+    /// A sliding-window cuckoo filter (members at registration epochs).
+    SlidingWindowCuckoo(SlidingWindowCuckoo),
 }
 
 /// Applies `$body` to the filter inside any variant, bound to `$f`.
@@ -67,6 +72,8 @@ macro_rules! each {
             AnyFilter::SlidingWindowBloom($f) => $body,
             AnyFilter::AgingBloom($f) => $body,
             AnyFilter::NegativeCache($f) => $body,
+            AnyFilter::TtlCuckoo($f) => $body,
+            AnyFilter::SlidingWindowCuckoo($f) => $body,
         }
     };
 }
@@ -120,6 +127,23 @@ impl AnyFilter {
                 };
                 AnyFilter::NegativeCache(c.with_clock(ManualClock::new(0)))
             }
+            Spec::TtlCuckoo(s) => {
+                let PlanDetails::TtlCuckoo(p) = plan.details else {
+                    unreachable!("a TTL cuckoo spec plans a TTL cuckoo filter")
+                };
+                let f = TtlCuckooFilter::new(
+                    p.buckets,
+                    p.fingerprint_bits,
+                    p.stamp_bits,
+                    s.tick,
+                    seed,
+                )?
+                .with_default_ttl(p.default_ttl)?;
+                AnyFilter::TtlCuckoo(f.with_clock(ManualClock::new(0)))
+            }
+            Spec::SlidingWindowCuckoo(s) => AnyFilter::SlidingWindowCuckoo(
+                SlidingWindowCuckoo::with_fpr(s.epoch_items, s.fpr, seed)?,
+            ),
         })
     }
 
@@ -145,6 +169,12 @@ impl AnyFilter {
             Kind::NegativeCache => AnyFilter::NegativeCache(
                 NegativeCache::from_container(&c)?.with_clock(ManualClock::new(0)),
             ),
+            Kind::TtlCuckoo => AnyFilter::TtlCuckoo(
+                TtlCuckooFilter::from_container(&c)?.with_clock(ManualClock::new(0)),
+            ),
+            Kind::SlidingWindowCuckoo => {
+                AnyFilter::SlidingWindowCuckoo(SlidingWindowCuckoo::from_container(&c)?)
+            }
         })
     }
 
@@ -162,6 +192,8 @@ impl AnyFilter {
             AnyFilter::SlidingWindowBloom(_) => Kind::SlidingWindowBloom,
             AnyFilter::AgingBloom(_) => Kind::AgingBloom,
             AnyFilter::NegativeCache(_) => Kind::NegativeCache,
+            AnyFilter::TtlCuckoo(_) => Kind::TtlCuckoo,
+            AnyFilter::SlidingWindowCuckoo(_) => Kind::SlidingWindowCuckoo,
         }
     }
 
@@ -172,26 +204,36 @@ impl AnyFilter {
     }
 
     /// Sets the time (seconds since the Unix epoch, or any tick the filter was built with)
-    /// that the aging filter and the negative cache see; the other kinds ignore it.
+    /// that the aging filter, the negative cache and the TTL cuckoo filter see; the other
+    /// kinds ignore it.
     pub fn set_now(&self, now: u64) {
         match self {
             AnyFilter::AgingBloom(f) => f.clock().set(now),
             AnyFilter::NegativeCache(c) => c.clock().set(now),
+            AnyFilter::TtlCuckoo(f) => f.clock().set(now),
             _ => {}
         }
     }
 
-    /// "Maybe present" (`true`) or "definitely absent" (`false`) for an item's bytes.
+    /// "Maybe present" (`true`) or "definitely absent" (`false`) for an item's bytes; for a
+    /// TTL cuckoo filter, "maybe present now" at the time set by [`set_now`](Self::set_now).
     ///
     /// # Errors
-    /// [`Error::Unsupported`] for a sliding-window filter (it answers for an item at a
-    /// position) and a negative cache (it answers "definitely present" or "maybe absent").
+    /// [`Error::Unsupported`] for a sliding-window Bloom filter (it answers for an item at a
+    /// position), a sliding-window cuckoo filter (for a member at its registration epoch) and
+    /// a negative cache (it answers "definitely present" or "maybe absent").
     pub fn contains(&self, item: &[u8]) -> Result<bool> {
         match self {
             AnyFilter::Bloom(f) => Ok(f.contains(item)),
             AnyFilter::BlockedBloom(f) => Ok(f.contains(item)),
             AnyFilter::Cuckoo(f) => Ok(f.contains(item)),
             AnyFilter::AgingBloom(f) => Ok(f.contains(item)),
+            AnyFilter::TtlCuckoo(f) => Ok(Filter::contains(f, item)),
+            AnyFilter::SlidingWindowCuckoo(_) => Err(Error::Unsupported {
+                kind: Kind::SlidingWindowCuckoo.name(),
+                operation: "membership without an epoch (ask for a member at its registration \
+                            epoch: `amq rln contains --epoch E`)",
+            }),
             AnyFilter::SlidingWindowBloom(_) => Err(Error::Unsupported {
                 kind: Kind::SlidingWindowBloom.name(),
                 operation: "membership without a position (ask for an item at its position)",
@@ -217,6 +259,7 @@ impl AnyFilter {
             AnyFilter::BlockedBloom(f) => f.contains_batch(items, out),
             AnyFilter::Cuckoo(f) => f.contains_batch(items, out),
             AnyFilter::AgingBloom(f) => f.contains_batch(items, out),
+            AnyFilter::TtlCuckoo(f) => f.contains_batch(items, out),
             other => {
                 crate::filter::check_batch(items.len(), out.len());
                 if let Some(first) = items.first() {
@@ -228,8 +271,9 @@ impl AnyFilter {
     }
 
     /// Inserts an item's bytes: `Ok(false)` when it may already have been there. A
-    /// sliding-window filter puts it at its next position; an aging filter and a negative
-    /// cache stamp it with the time set by [`set_now`](Self::set_now).
+    /// sliding-window filter puts it at its next position; a sliding-window cuckoo filter
+    /// registers it in its open epoch; an aging filter, a negative cache and a TTL cuckoo
+    /// filter (with its default TTL) stamp it with the time set by [`set_now`](Self::set_now).
     ///
     /// # Errors
     /// [`Error::Full`] for a cuckoo filter that cannot take it (nothing is lost), and the
@@ -242,26 +286,40 @@ impl AnyFilter {
             AnyFilter::SlidingWindowBloom(f) => f.insert(item).map(|_| true),
             AnyFilter::AgingBloom(f) => f.insert(item),
             AnyFilter::NegativeCache(c) => Ok(c.insert(item)),
+            AnyFilter::TtlCuckoo(f) => Insert::insert(f, item),
+            AnyFilter::SlidingWindowCuckoo(f) => f.register(item).map(|_| true),
         }
     }
 
-    /// `true` for the kinds that delete: the cuckoo filter and the negative cache.
+    /// `true` for the kinds that delete an item by its bytes: the cuckoo filter, the TTL
+    /// cuckoo filter and the negative cache. (A sliding-window cuckoo filter deletes a member
+    /// at its epoch: [`SlidingWindowCuckoo::slash`].)
     pub fn deletes(&self) -> bool {
-        matches!(self, AnyFilter::Cuckoo(_) | AnyFilter::NegativeCache(_))
+        matches!(
+            self,
+            AnyFilter::Cuckoo(_) | AnyFilter::TtlCuckoo(_) | AnyFilter::NegativeCache(_)
+        )
     }
 
     /// Removes one copy of an item: `Ok(true)` if it was held, `Ok(false)` if it was
     /// definitely absent (nothing changed).
     ///
     /// # Errors
-    /// [`Error::Unsupported`] for the kinds that cannot delete (the Bloom kinds).
+    /// [`Error::Unsupported`] for the kinds that cannot delete (the Bloom kinds) and for a
+    /// sliding-window cuckoo filter (it deletes a member at its epoch).
     pub fn remove(&mut self, item: &[u8]) -> Result<bool> {
         match self {
             AnyFilter::Cuckoo(f) => Ok(f.remove(item)),
             AnyFilter::NegativeCache(c) => Ok(c.remove(item)),
+            AnyFilter::TtlCuckoo(f) => Ok(Remove::remove(f, item)),
+            AnyFilter::SlidingWindowCuckoo(_) => Err(Error::Unsupported {
+                kind: Kind::SlidingWindowCuckoo.name(),
+                operation: "deletion without an epoch (slash a member at its registration \
+                            epoch: `amq rln slash --epoch E`)",
+            }),
             other => Err(Error::Unsupported {
                 kind: other.kind().name(),
-                operation: "deletion (only a cuckoo filter and a negative cache delete)",
+                operation: "deletion (only the cuckoo filters and a negative cache delete)",
             }),
         }
     }

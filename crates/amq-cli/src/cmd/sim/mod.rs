@@ -6,6 +6,8 @@ mod bloom;
 mod cuckoo;
 mod negative;
 mod plot;
+mod rln;
+mod ttl;
 mod window;
 
 use anyhow::{Context, Result};
@@ -24,7 +26,9 @@ use std::process::ExitCode;
   amq sim bloom --n 100000 --fpr 0.01 --out docs/sim
   amq sim cuckoo --n 100000 --fingerprint-bits 8 --out docs/sim
   amq sim window --window 4096 --chunk 256 --batch 16 --hashes 4 --n 1536 --out docs/sim
-  amq sim aging --window 100000 --generations 4 --fpr 0.01 --n 1000000 --out docs/sim")]
+  amq sim aging --window 100000 --generations 4 --fpr 0.01 --n 1000000 --out docs/sim
+  amq sim ttl --items 100000 --fpr 0.001 --ttl 600 --tick 60 --out docs/sim
+  amq sim rln --members 1000000 --epoch-items 15564 --fpr 0.001 --slash-rate 0.05 --out docs/sim")]
 pub struct Args {
     #[command(subcommand)]
     command: Command,
@@ -37,6 +41,8 @@ enum Command {
     Cuckoo(cuckoo::CuckooArgs),
     Window(window::WindowArgs),
     Aging(aging::AgingArgs),
+    Ttl(ttl::TtlArgs),
+    Rln(rln::RlnArgs),
 }
 
 /// Where the results go and how the run is seeded.
@@ -64,6 +70,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
         Command::Cuckoo(a) => cuckoo::run(a),
         Command::Window(a) => window::run(a),
         Command::Aging(a) => aging::run(a),
+        Command::Ttl(a) => ttl::run(a),
+        Command::Rln(a) => rln::run(a),
     }
 }
 

@@ -1,0 +1,225 @@
+//! `amq ttl`: the TTL cuckoo filter, a cuckoo filter whose entries expire one by one.
+
+use super::{parse_fpr, write_atomically};
+use crate::input;
+use amq::clock::{Clock, SystemClock};
+use amq::ttl::{TtlCuckooFilter, TtlSpec};
+use anyhow::{bail, Context, Result};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// The TTL cuckoo filter: every slot holds a fingerprint and an expiry stamp, so each item
+/// is forgotten on its own, between ttl − tick and ttl seconds after its insert. Times are
+/// seconds since the Unix epoch (--now, default the system clock), so runs can be replayed.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq ttl new --items 100000 --fpr 0.001 --tick 60 --max-ttl 3600 -o cache.amq
+  amq ttl insert cache.amq --now 1700000000 --ttl 300 names.txt
+  amq ttl contains cache.amq --now 1700000240 example.com   # maybe (exit 0) or no (exit 1)
+  amq ttl remove cache.amq --now 1700000240 example.com
+  amq ttl info --now 1700000240 cache.amq")]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum Command {
+    New(NewArgs),
+    Insert(InsertArgs),
+    Contains(ContainsArgs),
+    Remove(RemoveArgs),
+    Info(InfoArgs),
+}
+
+/// Create an empty TTL cuckoo filter for n live items and a false-positive rate.
+#[derive(clap::Args, Debug)]
+struct NewArgs {
+    /// n, the most items live at any time.
+    #[arg(long)]
+    items: u64,
+    /// ε, the false-positive rate at n live items (0.001 or 0.1%).
+    #[arg(long, value_parser = parse_fpr)]
+    fpr: f64,
+    /// The tick in seconds: the precision of expiry (an item lives between ttl − tick and ttl).
+    #[arg(long)]
+    tick: u64,
+    /// The longest TTL in seconds inserts will use (sets the stamp bits so that a sweep runs at
+    /// most once per that time); also the default TTL.
+    #[arg(long)]
+    max_ttl: Option<u64>,
+    /// s, the stamp bits (1..=16; default: from --max-ttl, else 4): TTLs up to tick · 2^s.
+    #[arg(long)]
+    stamp_bits: Option<u32>,
+    #[command(flatten)]
+    out: super::NewOutput,
+}
+
+/// Insert items (one per line) with a time-to-live; an item already live gets the later
+/// expiry.
+#[derive(clap::Args, Debug)]
+struct InsertArgs {
+    #[command(flatten)]
+    clocked: super::ClockedInsertArgs,
+    /// The time-to-live in seconds.
+    #[arg(long)]
+    ttl: u64,
+}
+
+/// Ask whether items are live: `maybe` or `no` for each (exit 1 if any is `no`).
+#[derive(clap::Args, Debug)]
+struct ContainsArgs {
+    /// The .amq filter.
+    filter: PathBuf,
+    /// The time in seconds since the Unix epoch (default: the system clock).
+    #[arg(long)]
+    now: Option<u64>,
+    #[command(flatten)]
+    items: super::ItemArgs,
+}
+
+/// Remove items' live entries: `removed` or `absent` for each (exit 1 if any is absent).
+/// An item that shares its fingerprint and buckets with a removed one goes with it.
+#[derive(clap::Args, Debug)]
+struct RemoveArgs {
+    /// The .amq filter, updated in place.
+    filter: PathBuf,
+    /// The time in seconds since the Unix epoch (default: the system clock).
+    #[arg(long)]
+    now: Option<u64>,
+    /// The items.
+    #[arg(required = true)]
+    items: Vec<String>,
+    /// Items are hex (an optional 0x).
+    #[arg(long)]
+    hex: bool,
+    /// One JSON object per item: {"item": ..., "removed": true|false}.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Show the shape, the live and expired entries and the false-positive rate now.
+#[derive(clap::Args, Debug)]
+struct InfoArgs {
+    /// The .amq filter.
+    filter: PathBuf,
+    /// The time in seconds since the Unix epoch (default: the system clock).
+    #[arg(long)]
+    now: Option<u64>,
+    /// One JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+fn load(path: &Path) -> Result<TtlCuckooFilter> {
+    let bytes = input::read_all(path)?;
+    TtlCuckooFilter::from_bytes(&bytes).with_context(|| format!("{}", path.display()))
+}
+
+fn now_or_clock(now: Option<u64>) -> u64 {
+    now.unwrap_or_else(|| SystemClock.now())
+}
+
+/// Runs `amq ttl`.
+pub fn run(a: Args) -> Result<ExitCode> {
+    match a.command {
+        Command::New(a) => new(a),
+        Command::Insert(a) => insert(a),
+        Command::Contains(a) => contains(a),
+        Command::Remove(a) => remove(a),
+        Command::Info(a) => info(a),
+    }
+}
+
+fn new(a: NewArgs) -> Result<ExitCode> {
+    let spec = TtlSpec {
+        items: a.items,
+        fpr: a.fpr,
+        tick: a.tick,
+        stamp_bits: a.stamp_bits,
+        max_ttl: a.max_ttl,
+    };
+    let f = match amq::AnyFilter::new(&amq::math::Spec::TtlCuckoo(spec), a.out.seed)? {
+        amq::AnyFilter::TtlCuckoo(f) => f,
+        other => bail!("planned a {} filter", other.kind().name()),
+    };
+    write_atomically(&a.out.output, &f.to_bytes())?;
+    eprintln!(
+        "created ttl cuckoo: {} buckets of 4 slots of {} + {} bits ({} bytes), tick {} s, TTLs up to {} s (default {} s); fpr {:.4}% at {} live items",
+        f.buckets(),
+        f.fingerprint_bits(),
+        f.stamp_bits(),
+        f.size_bytes(),
+        f.tick(),
+        f.max_ttl(),
+        f.default_ttl(),
+        f.expected_fpr(a.items) * 100.0,
+        a.items
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn insert(a: InsertArgs) -> Result<ExitCode> {
+    let c = a.clocked;
+    let mut f = load(&c.filter)?;
+    let now = now_or_clock(c.now);
+    let (mut count, mut new) = (0u64, 0u64);
+    input::for_each_item(&c.files, c.hex, |item| {
+        let stored = f.insert(item, now, a.ttl).with_context(|| {
+            format!(
+                "item {} ({}); nothing was written",
+                count + 1,
+                input::display_item(item, c.hex)
+            )
+        })?;
+        count += 1;
+        new += u64::from(stored);
+        Ok(())
+    })?;
+    write_atomically(&c.filter, &f.to_bytes())?;
+    eprintln!(
+        "inserted {count} items ({new} new entries), live until {}",
+        amq::ttl::expiry(now, a.ttl, f.tick())
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn contains(a: ContainsArgs) -> Result<ExitCode> {
+    let f = load(&a.filter)?;
+    let now = now_or_clock(a.now);
+    a.items
+        .answer(super::Answers::maybe(false), |bytes| f.contains(bytes, now))
+}
+
+fn remove(a: RemoveArgs) -> Result<ExitCode> {
+    let mut f = load(&a.filter)?;
+    let now = now_or_clock(a.now);
+    let mut out = crate::output::stdout();
+    let (mut all, mut changed) = (true, false);
+    for item in &a.items {
+        let removed = f.remove(&input::item_bytes(item, a.hex)?, now);
+        all &= removed;
+        changed |= removed;
+        if a.json {
+            crate::output::json_line(
+                &mut out,
+                &serde_json::json!({"item": item, "removed": removed}),
+            )?;
+        } else {
+            let word = if removed { "removed" } else { "absent" };
+            writeln!(out, "{word}\t{item}")?;
+        }
+    }
+    out.flush()?;
+    if changed {
+        write_atomically(&a.filter, &f.to_bytes())?;
+    }
+    Ok(super::exit_all(all))
+}
+
+fn info(a: InfoArgs) -> Result<ExitCode> {
+    let f = load(&a.filter)?.with_clock(amq::clock::ManualClock::new(now_or_clock(a.now)));
+    super::info::print_info(&f.info(), a.json)?;
+    Ok(ExitCode::SUCCESS)
+}
