@@ -3,8 +3,6 @@
 pub mod aging;
 pub mod algorand;
 pub mod btc;
-pub mod btc_bip158;
-pub mod btc_bip37;
 pub mod build;
 pub mod cashu;
 pub mod contains;

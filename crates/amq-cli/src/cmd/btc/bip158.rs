@@ -216,5 +216,5 @@ fn matches(a: MatchArgs) -> Result<ExitCode> {
         )?;
     }
     out.flush()?;
-    Ok(super::exit_all(hits.iter().all(|&h| h)))
+    Ok(super::super::exit_all(hits.iter().all(|&h| h)))
 }
