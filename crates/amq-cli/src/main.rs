@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod cmd;
+mod fsio;
 mod input;
 mod output;
 

@@ -1,6 +1,6 @@
 //! `amq aging`: the aging Bloom filter, "seen within the last window".
 
-use super::{parse_fpr, write_atomically};
+use super::parse_fpr;
 use crate::input;
 use crate::output::print_fields;
 use amq::clock::{Clock, ManualClock, SystemClock};
@@ -108,7 +108,7 @@ fn new(a: NewArgs) -> Result<ExitCode> {
         }
         _ => bail!("give --window, or --window-seconds with --items-per-generation"),
     };
-    write_atomically(&a.out.output, &f.to_bytes())?;
+    crate::fsio::write(&a.out.output, &f.to_bytes())?;
     let rotation = match f.rotation() {
         Rotation::Count(c) => format!("every {c} insertions"),
         Rotation::Time(d) => format!("every {d} s"),
@@ -125,6 +125,7 @@ fn new(a: NewArgs) -> Result<ExitCode> {
 }
 
 fn insert(a: super::ClockedInsertArgs) -> Result<ExitCode> {
+    let update = crate::fsio::Update::lock(&a.filter)?;
     let mut f = load(&a.filter, a.now)?;
     let mut count = 0u64;
     input::for_each_item(&a.files, a.hex, |item| {
@@ -133,7 +134,7 @@ fn insert(a: super::ClockedInsertArgs) -> Result<ExitCode> {
         Ok(())
     })?;
     f.expire();
-    write_atomically(&a.filter, &f.to_bytes())?;
+    update.replace(&f.to_bytes())?;
     eprintln!("inserted {count} items");
     Ok(ExitCode::SUCCESS)
 }

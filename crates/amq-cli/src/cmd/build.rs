@@ -1,6 +1,6 @@
 //! `amq build`: build a filter from items, one per line.
 
-use super::{parse_fpr, write_atomically, BloomKind, FilterKind};
+use super::{parse_fpr, BloomKind, FilterKind};
 use crate::input;
 use amq::math::{plan, Target};
 use amq::{AnyFilter, BlockedBloomFilter, BloomFilter, CuckooFilter};
@@ -102,9 +102,13 @@ fn insert_hash(f: &mut AnyFilter, h: u128) {
 
 /// Runs `amq build`.
 pub fn run(a: Args) -> Result<ExitCode> {
+    if a.json && a.output == std::path::Path::new("-") {
+        bail!("--json and -o - would both write to stdout: give -o a file, or drop --json");
+    }
     let Some(kind) = a.kind.bloom() else {
         return run_cuckoo(a);
     };
+    let output = crate::fsio::Output::open(&a.output)?;
     let bar = crate::output::progress(None, "reading items");
     // With n known up front the items stream straight into the filter; otherwise their hashes
     // are collected, deduplicated and counted first.
@@ -128,7 +132,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         (f, n)
     };
     bar.finish_and_clear();
-    write_atomically(&a.output, &filter.to_bytes())?;
+    output.write(&filter.to_bytes())?;
     let info = filter.info();
     let expected = plan(
         kind.plan_kind(),
@@ -184,6 +188,7 @@ fn run_cuckoo(a: Args) -> Result<ExitCode> {
     let Some(fpr) = a.fpr else {
         bail!("give --fpr");
     };
+    let output = crate::fsio::Output::open(&a.output)?;
     let bar = crate::output::progress(None, "reading items");
     let (filter, n) = if let Some(n) = a.items {
         let mut f = CuckooFilter::with_fpr(n.max(1), fpr, a.seed)?;
@@ -204,7 +209,7 @@ fn run_cuckoo(a: Args) -> Result<ExitCode> {
         (f, n)
     };
     bar.finish_and_clear();
-    write_atomically(&a.output, &filter.to_bytes())?;
+    output.write(&filter.to_bytes())?;
     let bits_per_key = filter.m() as f64 / n.max(1) as f64;
     let summary = serde_json::json!({
         "output": a.output.display().to_string(),

@@ -152,24 +152,6 @@ pub fn load_filter(path: &Path) -> Result<amq::AnyFilter> {
     amq::AnyFilter::from_bytes(&bytes).with_context(|| format!("{}", path.display()))
 }
 
-/// Writes bytes to `path` atomically: a temporary file beside it, then a rename, so an
-/// existing file is never left half-written.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path.file_name().context("output path has no file name")?;
-    let tmp = dir.join(format!(
-        ".{}.tmp{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
-}
-
 /// Parses a byte size: a number with an optional unit (B, KB, MB, GB, KiB, MiB, GiB).
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let t = s.trim();

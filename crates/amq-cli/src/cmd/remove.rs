@@ -1,6 +1,5 @@
 //! `amq remove`: delete items from a cuckoo filter.
 
-use super::write_atomically;
 use amq::AnyFilter;
 use anyhow::{bail, Result};
 use std::io::Write;
@@ -38,6 +37,7 @@ pub struct Args {
 
 /// Runs `amq remove`.
 pub fn run(a: Args) -> Result<ExitCode> {
+    let update = crate::fsio::Update::lock(&a.filter)?;
     let mut filter = match super::load_filter(&a.filter)? {
         AnyFilter::Cuckoo(f) => f,
         other => bail!(
@@ -89,9 +89,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
             report(&shown, removed, &mut out)
         })?;
     }
-    out.flush()?;
     if changed {
-        write_atomically(&a.filter, &filter.to_bytes())?;
+        update.replace(&filter.to_bytes())?;
     }
+    out.flush()?;
     Ok(super::exit_all(all))
 }
