@@ -158,7 +158,9 @@ pub fn bloom_size(n: u64, target: f64, k: Option<u32>) -> Result<(u64, u32)> {
     }
     let pick = |m: u64| k.unwrap_or_else(|| best_k(n, m, BLOOM_MAX_K));
     let start = optimal_m(n, target);
-    let mut hi = (start * 1.05) as u64 + 64;
+    let mut hi = ((start * 1.05) as u64)
+        .saturating_add(64)
+        .min((1 << 63) - 1);
     while fpr(n, hi, pick(hi)) > target {
         hi = hi
             .checked_mul(2)
@@ -279,10 +281,16 @@ pub fn plan(kind: PlanKind, n: u64, target: Target, k: Option<u32>) -> Result<Pl
         }
         (PlanKind::Bloom, Target::Bits(m)) | (PlanKind::Bloom, Target::Memory(m)) => {
             let m = if let Target::Memory(bytes) = target {
-                (bytes / 8) * 64
+                (bytes / 8).saturating_mul(64)
             } else {
                 m
             };
+            if m > 1 << 63 {
+                return Err(Error::invalid(
+                    "m",
+                    "the filter would need more than 2^63 bits",
+                ));
+            }
             if m == 0 {
                 return Err(Error::invalid(
                     "m",
@@ -308,6 +316,12 @@ pub fn plan(kind: PlanKind, n: u64, target: Target, k: Option<u32>) -> Result<Pl
                 return Err(Error::invalid(
                     "m",
                     "a blocked filter needs at least one 64-byte block",
+                ));
+            }
+            if blocks > 1 << 54 {
+                return Err(Error::invalid(
+                    "m",
+                    "the filter would need more than 2^63 bits",
                 ));
             }
             let k = match k {
