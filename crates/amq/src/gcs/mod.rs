@@ -80,6 +80,21 @@ pub fn hash_to_range(h: u64, f: u64) -> u64 {
     ((u128::from(h) * u128::from(f)) >> 64) as u64
 }
 
+/// Sorts 64-bit values (hashes, or values in `[0, F)`) in place, in linear time and with no
+/// heap memory (16 KiB of counters on the stack per radix level): the radix sort the set is
+/// built with, for callers that hold millions of hashes and no room for a copy.
+///
+/// # Example
+/// ```
+/// let mut v = vec![9u64, 3, u64::MAX, 0, 3];
+/// amq::gcs::sort_hashes(&mut v);
+/// assert_eq!(v, [0, 3, 3, 9, u64::MAX]);
+/// ```
+pub fn sort_hashes(values: &mut [u64]) {
+    let max = values.iter().copied().max().unwrap_or(0);
+    sort::sort_u64(values, max);
+}
+
 /// The 64-bit hash a GCS applies to its items' bytes.
 ///
 /// Implemented for every `Fn(&[u8]) -> u64`, so a closure will do; the chain formats implement

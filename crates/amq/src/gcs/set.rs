@@ -32,11 +32,11 @@ pub struct Gcs<B = Vec<u8>> {
 impl Gcs<Vec<u8>> {
     /// Builds the set of `items` (duplicates kept) with the hash `hash`.
     ///
-    /// Peak memory: the 64-bit hashes twice (values and the radix sort's scratch), then the
-    /// values and the output.
+    /// Peak memory: the 64-bit hashes (8 bytes per item, sorted in place) and the output.
     ///
     /// # Errors
-    /// As [`Params::new`] (n is the number of items).
+    /// As [`Params::new`] (n is the number of items); [`Error::OutOfMemory`] if the hashes or
+    /// the output cannot be allocated.
     pub fn build<I, H>(items: I, hash: &H, p: u8, m: u64) -> Result<Self>
     where
         I: IntoIterator,
@@ -44,17 +44,29 @@ impl Gcs<Vec<u8>> {
         H: GcsHash + ?Sized,
     {
         let items = items.into_iter();
-        let mut hashes = Vec::with_capacity(items.size_hint().0);
-        hashes.extend(items.map(|item| hash.hash64(item.as_ref())));
+        let mut hashes: Vec<u64> = Vec::new();
+        hashes.try_reserve_exact(items.size_hint().0).map_err(|_| {
+            Error::out_of_memory::<u64>("the item hashes", items.size_hint().0 as u64)
+        })?;
+        for item in items {
+            if hashes.len() == hashes.capacity() {
+                let more = hashes.capacity().max(64);
+                hashes.try_reserve_exact(more).map_err(|_| {
+                    Error::out_of_memory::<u64>("the item hashes", (hashes.len() + more) as u64)
+                })?;
+            }
+            hashes.push(hash.hash64(item.as_ref()));
+        }
         Self::from_hashes(hashes, p, m)
     }
 
     /// Builds the set from the items' 64-bit hashes (N = `hashes.len()`, duplicates kept).
     ///
-    /// The values are mapped to `[0, N·M)` and sorted in place.
+    /// The values are mapped to `[0, N·M)` and sorted in place, so the only other memory is
+    /// the output's.
     ///
     /// # Errors
-    /// As [`Params::new`].
+    /// As [`Params::new`]; [`Error::OutOfMemory`] if the output cannot be allocated.
     ///
     /// # Example
     /// ```
@@ -70,7 +82,7 @@ impl Gcs<Vec<u8>> {
             *h = hash_to_range(*h, f);
         }
         // encode each sorted chunk as the sort finishes it, while it is in cache
-        let mut w = BitWriter::with_capacity(expected_capacity(params));
+        let mut w = BitWriter::with_capacity(expected_capacity(params))?;
         let p = u32::from(params.p);
         let mut prev = 0;
         sort::sort_u64_then(&mut hashes, f.saturating_sub(1), |chunk| {
@@ -82,7 +94,7 @@ impl Gcs<Vec<u8>> {
         drop(hashes);
         Ok(Gcs {
             params,
-            data: w.finish(),
+            data: w.finish()?,
         })
     }
 
@@ -90,14 +102,15 @@ impl Gcs<Vec<u8>> {
     /// `sorted.len()`); mapping to `[0, F)` keeps the order, so nothing is sorted here.
     ///
     /// # Errors
-    /// As [`Params::new`]; [`Error::InvalidParameter`] (`hashes`) if they are not sorted.
+    /// As [`Params::new`]; [`Error::InvalidParameter`] (`hashes`) if they are not sorted;
+    /// [`Error::OutOfMemory`] if the output cannot be allocated.
     pub fn from_sorted_hashes(sorted: &[u64], p: u8, m: u64) -> Result<Self> {
         if sorted.windows(2).any(|w| w[0] > w[1]) {
             return Err(Error::invalid("hashes", "not sorted in ascending order"));
         }
         let params = Params::new(sorted.len() as u64, p, m)?;
         let f = params.f();
-        let mut w = BitWriter::with_capacity(expected_capacity(params));
+        let mut w = BitWriter::with_capacity(expected_capacity(params))?;
         let pp = u32::from(params.p);
         let mut prev = 0;
         for &h in sorted {
@@ -107,7 +120,7 @@ impl Gcs<Vec<u8>> {
         }
         Ok(Gcs {
             params,
-            data: w.finish(),
+            data: w.finish()?,
         })
     }
 

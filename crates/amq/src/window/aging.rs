@@ -125,8 +125,8 @@ impl AgingBloom<NoClock> {
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] if m is 0, k is not in `1..=64`, g is not in
-    /// `2..=`[`MAX_GENERATIONS`], the rotation period is 0, or the filter does not fit in
-    /// memory.
+    /// `2..=`[`MAX_GENERATIONS`], the rotation period is 0, or the filter does not fit in the
+    /// address space; [`Error::OutOfMemory`] if it cannot be allocated.
     pub fn new(m: u64, k: u32, generations: u32, rotation: Rotation, seed: u64) -> Result<Self> {
         check(m, k, generations, rotation)?;
         let g_bits = group_bits(generations);
@@ -137,7 +137,10 @@ impl AgingBloom<NoClock> {
             group_bits: g_bits,
             seed,
             rotation,
-            words: vec![0; (m * u64::from(g_bits)).div_ceil(64) as usize],
+            words: crate::bits::try_zeroed(
+                (m * u64::from(g_bits)).div_ceil(64),
+                "the generations",
+            )?,
             current: 0,
             epoch: 0,
             counts: vec![0; generations as usize],
