@@ -1,8 +1,8 @@
 //! Reading items: one per line from files or stdin (`-`), as DESIGN.md fixes it.
 //!
-//! The line's bytes without its ending (`\n` or `\r\n`) are the item, so an empty line is the
-//! empty item and items may be any bytes. With `--hex`, each line is hex (an optional `0x`;
-//! an empty line is zero bytes).
+//! The line's bytes without its ending (`\n` or `\r\n`, and on a last line without `\n` a
+//! final `\r`) are the item, so an empty line is the empty item and items may be any bytes.
+//! With `--hex`, each line is hex (an optional `0x`; an empty line is zero bytes).
 
 use anyhow::{anyhow, bail, Context, Result};
 use std::fs::File;
@@ -141,11 +141,12 @@ fn items_of(
             return Ok(());
         }
         lineno += 1;
+        // the ending is `\n` or `\r\n`; a last line without `\n` loses a final `\r` too
         if line.last() == Some(&b'\n') {
             line.pop();
-            if line.last() == Some(&b'\r') {
-                line.pop();
-            }
+        }
+        if line.last() == Some(&b'\r') {
+            line.pop();
         }
         if hex {
             let Ok(text) = std::str::from_utf8(&line) else {
@@ -219,6 +220,29 @@ pub fn display_item(item: &[u8], hex: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn items(text: &[u8]) -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        items_of(text, Path::new("-"), false, &mut |item: &[u8]| {
+            out.push(item.to_vec());
+            Ok(())
+        })
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn line_endings_are_lf_or_crlf_on_every_line() {
+        let v = |items: &[&str]| -> Vec<Vec<u8>> {
+            items.iter().map(|s| s.as_bytes().to_vec()).collect()
+        };
+        assert_eq!(items(b"a\r\nb\r\n"), v(&["a", "b"]));
+        assert_eq!(items(b"a\r\nb\r"), v(&["a", "b"]));
+        assert_eq!(items(b"a\nb"), v(&["a", "b"]));
+        assert_eq!(items(b"a\r\r\n\n\r"), v(&["a\r", "", ""]));
+        assert_eq!(items(b"x\ry\n"), v(&["x\ry"]));
+        assert!(items(b"").is_empty());
+    }
 
     #[test]
     fn hex_prefix_is_optional() {

@@ -168,3 +168,223 @@ fn huge_structures_are_refused_not_aborted() {
     assert_one_error(&aging, "cannot allocate");
     assert!(!out.exists());
 }
+
+/// Class 5: the contract reads a box of exactly its size; a longer or shorter one is an error.
+#[test]
+fn algorand_check_refuses_a_box_of_another_size() {
+    let dir = tempfile::tempdir().unwrap();
+    // mint two names into the seed contract's 4096-byte box
+    let replay = amq()
+        .args(["algorand", "replay", "--max-supply", "10", "-"])
+        .write_stdin("The GOAT\nBAYC1\n")
+        .output()
+        .unwrap();
+    let last = String::from_utf8_lossy(&replay.stdout)
+        .lines()
+        .last()
+        .unwrap()
+        .to_string();
+    let v: serde_json::Value = serde_json::from_str(&last).unwrap();
+    use base64::Engine as _;
+    let box_bytes = base64::engine::general_purpose::STANDARD
+        .decode(v["box_base64"].as_str().unwrap())
+        .unwrap();
+    assert_eq!(box_bytes.len(), 4096);
+    let path = dir.path().join("box.bin");
+    std::fs::write(&path, &box_bytes).unwrap();
+    amq()
+        .args(["algorand", "check", "--format", "raw", "--box"])
+        .arg(&path)
+        .arg("The GOAT")
+        .assert()
+        .code(1)
+        .stdout("taken\tThe GOAT\n");
+    // the same box with a newline appended (as an editor or `echo` leaves it)
+    let mut longer = box_bytes.clone();
+    longer.push(b'\n');
+    std::fs::write(&path, &longer).unwrap();
+    for format in ["raw", "auto"] {
+        let out = amq()
+            .args(["algorand", "check", "--format", format, "--box"])
+            .arg(&path)
+            .arg("The GOAT")
+            .output()
+            .unwrap();
+        assert_one_error(&out, "4097 bytes");
+        assert!(out.stdout.is_empty());
+    }
+    // another size is read when it is said
+    std::fs::write(&path, &box_bytes[..1024]).unwrap();
+    amq()
+        .args([
+            "algorand",
+            "check",
+            "--format",
+            "raw",
+            "--box-bytes",
+            "1024",
+            "--box",
+        ])
+        .arg(&path)
+        .arg("The GOAT")
+        .assert()
+        .code(predicates::ord::lt(2));
+}
+
+/// Class 5: more distinct items than planned is said, with the rate the filter has now.
+#[test]
+fn build_warns_when_more_items_go_in_than_planned() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("f.amq");
+    let items: String = (0..1000).map(|i| format!("item-{i}\n")).collect();
+    let run = amq()
+        .args(["build", "--fpr", "0.01", "--items", "1", "--json", "-o"])
+        .arg(&out)
+        .arg("-")
+        .write_stdin(items.clone())
+        .output()
+        .unwrap();
+    assert!(run.status.success());
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(err.starts_with("warning: "), "{err}");
+    assert!(err.contains("more than the 1 planned"), "{err}");
+    let summary: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let expected = summary["expected_fpr"].as_f64().unwrap();
+    assert!(expected > 0.99, "{summary}");
+    // the same input within the plan: no warning
+    let run = amq()
+        .args(["build", "--fpr", "0.01", "--items", "1000", "-o"])
+        .arg(&out)
+        .arg("-")
+        .write_stdin(items)
+        .output()
+        .unwrap();
+    assert!(run.status.success());
+    assert!(!String::from_utf8_lossy(&run.stderr).contains("warning"));
+    // n = 0 is refused, as amq plan refuses it
+    for kind in ["bloom", "cuckoo"] {
+        let run = amq()
+            .args([
+                "build", "--kind", kind, "--fpr", "0.01", "--items", "0", "-o",
+            ])
+            .arg(&out)
+            .arg("-")
+            .write_stdin("a\n")
+            .output()
+            .unwrap();
+        assert_one_error(&run, "at least 1");
+    }
+}
+
+/// Class 5: sizes that overflow 64 bits are errors, never a wrapped small number.
+#[test]
+fn overflowing_parameters_are_errors() {
+    let out = amq()
+        .args(["plan", "--items", "10", "--bits", "18446744073709551615"])
+        .output()
+        .unwrap();
+    assert_one_error(&out, "2^63 bits");
+    assert!(out.stdout.is_empty(), "nothing on stdout before the error");
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("a.amq");
+    let out = amq()
+        .args([
+            "aging",
+            "new",
+            "--window-seconds",
+            "18446744073709551615",
+            "--items-per-generation",
+            "10",
+            "--fpr",
+            "0.01",
+            "-o",
+        ])
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert_one_error(&out, "window");
+    let out = amq()
+        .args([
+            "algorand",
+            "plan",
+            "--supply",
+            "100",
+            "--fpr",
+            "0.01",
+            "--box-name-len",
+            "18446744073709551615",
+        ])
+        .output()
+        .unwrap();
+    assert_one_error(&out, "box name");
+}
+
+/// Class 5: a time far behind the filter's newest generation is refused, not taken as "now"
+/// (one insert with a time in the future used to stop every later expiry).
+#[test]
+fn an_aging_filter_refuses_a_clock_gone_backwards() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("hour.amq");
+    let f = f.to_str().unwrap();
+    amq()
+        .args([
+            "aging",
+            "new",
+            "--window-seconds",
+            "3600",
+            "--generations",
+            "4",
+            "--items-per-generation",
+            "1000",
+            "--fpr",
+            "0.01",
+            "-o",
+            f,
+        ])
+        .assert()
+        .success();
+    let t0 = 1_700_000_000u64;
+    let insert = |now: u64, item: &str| {
+        amq()
+            .args(["aging", "insert", f, "--now", &now.to_string(), "-"])
+            .write_stdin(format!("{item}\n"))
+            .output()
+            .unwrap()
+    };
+    assert!(insert(t0, "a").status.success());
+    // a clock a little behind (less than one interval Δ = 1200 s) is taken as the newest time
+    assert!(insert(t0 - 600, "b").status.success());
+    // one insert from the far future ...
+    assert!(insert(t0 + 1_000_000_000, "c").status.success());
+    // ... and an insert at the right time again is refused, rather than never expiring "c"
+    let out = insert(t0 + 10, "d");
+    assert_one_error(&out, "backwards");
+    let out = amq()
+        .args(["aging", "contains", f, "--now", &(t0 + 20).to_string(), "c"])
+        .output()
+        .unwrap();
+    assert_one_error(&out, "backwards");
+}
+
+/// Class 5: the line ending is `\n` or `\r\n`, also on a last line without `\n`.
+#[test]
+fn a_last_line_ending_in_cr_loses_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("f.amq");
+    for input in ["alpha\r\nbeta\r\n", "alpha\r\nbeta\r", "alpha\nbeta"] {
+        amq()
+            .args(["build", "--bits", "4096", "--hashes", "3", "-o"])
+            .arg(&f)
+            .arg("-")
+            .write_stdin(input)
+            .assert()
+            .success();
+        amq()
+            .arg("contains")
+            .arg(&f)
+            .args(["alpha", "beta"])
+            .assert()
+            .success();
+        amq().arg("contains").arg(&f).arg("beta\r").assert().code(1);
+    }
+}

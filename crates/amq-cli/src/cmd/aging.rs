@@ -87,7 +87,10 @@ struct InfoArgs {
 fn load(path: &Path, now: Option<u64>) -> Result<AgingBloom<ManualClock>> {
     let bytes = input::read_all(path)?;
     let f = AgingBloom::from_bytes(&bytes).with_context(|| format!("{}", path.display()))?;
-    Ok(f.with_clock(ManualClock::new(now.unwrap_or_else(|| SystemClock.now()))))
+    let f = f.with_clock(ManualClock::new(now.unwrap_or_else(|| SystemClock.now())));
+    f.check_clock()
+        .with_context(|| format!("{}", path.display()))?;
+    Ok(f)
 }
 
 /// Runs `amq aging`.

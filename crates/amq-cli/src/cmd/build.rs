@@ -88,14 +88,20 @@ fn distinct_hashes(a: &Args, bar: &indicatif::ProgressBar) -> Result<Vec<u128>> 
     Ok(hashes)
 }
 
-fn insert_hash(f: &mut AnyFilter, h: u128) {
+/// The estimated distinct items and false-positive rate of a Bloom filter from its fill.
+fn from_fill(f: &AnyFilter) -> (f64, f64) {
     match f {
-        AnyFilter::Bloom(b) => {
-            b.insert_hash(h);
-        }
-        AnyFilter::BlockedBloom(b) => {
-            b.insert_hash(h);
-        }
+        AnyFilter::Bloom(b) => (b.estimated_items(), b.estimated_fpr()),
+        AnyFilter::BlockedBloom(b) => (b.estimated_items(), b.estimated_fpr()),
+        _ => unreachable!("build makes Bloom kinds only"),
+    }
+}
+
+/// Inserts a hash; `true` if it set a bit (the item was not there yet).
+fn insert_hash(f: &mut AnyFilter, h: u128) -> bool {
+    match f {
+        AnyFilter::Bloom(b) => b.insert_hash(h),
+        AnyFilter::BlockedBloom(b) => b.insert_hash(h),
         _ => unreachable!("build makes Bloom kinds only"),
     }
 }
@@ -104,6 +110,11 @@ fn insert_hash(f: &mut AnyFilter, h: u128) {
 pub fn run(a: Args) -> Result<ExitCode> {
     if a.json && a.output == std::path::Path::new("-") {
         bail!("--json and -o - would both write to stdout: give -o a file, or drop --json");
+    }
+    if a.items == Some(0) {
+        bail!(
+            "--items must be at least 1 (the number of items to size for; amq plan refuses 0 too)"
+        );
     }
     let Some(kind) = a.kind.bloom() else {
         return run_cuckoo(a);
@@ -114,13 +125,33 @@ pub fn run(a: Args) -> Result<ExitCode> {
     // are collected, deduplicated and counted first.
     let streaming = a.items.is_some() || (a.bits.is_some() && a.hashes.is_some());
     let (filter, n) = if streaming {
-        let (m, k) = shape(&a, kind, a.items.unwrap_or(1).max(1))?;
+        let (m, k) = shape(&a, kind, a.items.unwrap_or(1))?;
         let mut f = new_filter(kind, m, k, a.seed)?;
+        // items that set a bit: the distinct items, less the few that were false positives
+        let mut new = 0u64;
         let count = for_each_hash(&a, &bar, |h, _| {
-            insert_hash(&mut f, h);
+            new += u64::from(insert_hash(&mut f, h));
             Ok(())
         })?;
-        (f, a.items.unwrap_or(count))
+        match a.items {
+            Some(planned) if new > planned => {
+                // n from the filter's fill (every bit set: the lines read, duplicates and all)
+                let (items, _) = from_fill(&f);
+                let n = if items.is_finite() {
+                    (items.round() as u64).clamp(new, count)
+                } else {
+                    count
+                };
+                eprintln!(
+                    "warning: about {n} distinct items went in, more than the {planned} planned (--items): the filter's fpr is now {} (planned {})",
+                    crate::output::rate(from_fill(&f).1),
+                    crate::output::rate(plan(kind.plan_kind(), planned, Target::Bits(m), Some(k))?.fpr)
+                );
+                (f, n)
+            }
+            Some(planned) => (f, planned),
+            None => (f, count),
+        }
     } else {
         let hashes = distinct_hashes(&a, &bar)?;
         let n = hashes.len() as u64;
@@ -191,7 +222,7 @@ fn run_cuckoo(a: Args) -> Result<ExitCode> {
     let output = crate::fsio::Output::open(&a.output)?;
     let bar = crate::output::progress(None, "reading items");
     let (filter, n) = if let Some(n) = a.items {
-        let mut f = CuckooFilter::with_fpr(n.max(1), fpr, a.seed)?;
+        let mut f = CuckooFilter::with_fpr(n, fpr, a.seed)?;
         let count = for_each_hash(&a, &bar, |h, before| {
             f.insert_hash(h).with_context(|| {
                 format!("after {before} items (sized for {n}; give a larger --items)")

@@ -57,7 +57,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
             FilterKind::Cuckoo,
         ],
     };
-    let mut out = crate::output::stdout();
+    // every row is planned before any is printed: an error leaves stdout empty
+    let mut out: Vec<u8> = Vec::new();
     if !a.json {
         writeln!(
             out,
@@ -95,7 +96,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
             )?;
         }
     }
-    out.flush()?;
+    let mut stdout = crate::output::stdout();
+    stdout.write_all(&out)?;
+    stdout.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 
