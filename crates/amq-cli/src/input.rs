@@ -206,6 +206,24 @@ impl Rereadable {
     }
 }
 
+/// An item's JSON fields: `"<key>"` with [`display_item`]'s text and, when that text is the
+/// `0x` hex of bytes that are not UTF-8, `"<key>_hex"` with their plain hex too, so that a
+/// reader never takes bytes for text (`"0x6869"` may be either; the `_hex` field says which).
+pub fn item_json(key: &str, item: &[u8], hex: bool) -> Vec<(String, serde_json::Value)> {
+    let mut fields = vec![(key.to_string(), display_item(item, hex).into())];
+    if !hex && std::str::from_utf8(item).is_err() {
+        fields.push((format!("{key}_hex"), hex::encode(item).into()));
+    }
+    fields
+}
+
+/// Sets an item's fields ([`item_json`]) in a JSON object.
+pub fn set_item(obj: &mut serde_json::Value, key: &str, item: &[u8], hex: bool) {
+    for (k, v) in item_json(key, item, hex) {
+        obj[k] = v;
+    }
+}
+
 /// Shows an item as text: UTF-8 as is, anything else as `0x` hex.
 pub fn display_item(item: &[u8], hex: bool) -> String {
     if hex {

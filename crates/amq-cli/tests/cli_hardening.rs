@@ -388,3 +388,119 @@ fn a_last_line_ending_in_cr_loses_it() {
         amq().arg("contains").arg(&f).arg("beta\r").assert().code(1);
     }
 }
+
+/// Class 6: an argument error is one line, `error: ...`, with the `--help` to read.
+#[test]
+fn argument_errors_are_one_line() {
+    for (args, says) in [
+        (&["plan", "--foo"][..], "unexpected argument '--foo'"),
+        (&["plan", "--itemz", "5"][..], "similar argument exists"),
+        (
+            &["plan", "--items", "x", "--fpr", "0.1"][..],
+            "invalid value 'x'",
+        ),
+        (
+            &["window", "new", "--preset", "x"][..],
+            "see 'amq window new --help'",
+        ),
+        (&["window"][..], "subcommand is missing"),
+        (&[][..], "see 'amq --help'"),
+        (
+            &["build", "--fpr", "2", "-o", "x.amq"][..],
+            "strictly between 0 and 1",
+        ),
+        (&["remove"][..], "required arguments"),
+    ] {
+        let out = amq().args(args).output().unwrap();
+        assert_one_error(&out, says);
+        assert!(out.stdout.is_empty());
+    }
+    amq().arg("--version").assert().success();
+    amq().args(["plan", "--help"]).assert().success();
+}
+
+/// Class 6: rates too small for four decimals of a percentage print in scientific notation.
+#[test]
+fn tiny_rates_print_in_scientific_notation() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("f.amq");
+    let build = amq()
+        .args(["build", "--fpr", "1e-9", "-o"])
+        .arg(&f)
+        .arg("-")
+        .write_stdin("a\nb\nc\n")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&build.stderr);
+    assert!(build.status.success());
+    assert!(
+        !err.contains("0.0000%") && err.contains("expected fpr 9."),
+        "{err}"
+    );
+    let aging = amq()
+        .args(["aging", "new", "--window", "1000", "--fpr", "1e-9", "-o"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&aging.stderr);
+    assert!(!err.contains("0.0000%") && err.contains("e-10"), "{err}");
+    // a rate of a percent or more keeps four decimals of a percentage
+    let build = amq()
+        .args(["build", "--fpr", "0.01", "-o"])
+        .arg(&f)
+        .arg("-")
+        .write_stdin("a\nb\nc\n")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&build.stderr).contains('%'));
+}
+
+/// Class 6: JSON tells bytes from text: an item that is not UTF-8 has `item_hex` beside the
+/// `0x` text, so it cannot be taken for the text "0x...".
+#[test]
+fn json_tells_bytes_from_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let items = dir.path().join("items");
+    std::fs::write(&items, b"\xff\xfe\n0xfffe\n").unwrap();
+    let w = dir.path().join("w.amq");
+    amq()
+        .args(["window", "new", "--preset", "neptune", "-o"])
+        .arg(&w)
+        .assert()
+        .success();
+    let out = amq()
+        .args(["window", "insert", "--json"])
+        .arg(&w)
+        .arg(&items)
+        .output()
+        .unwrap();
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["item"], "0xfffe");
+    assert_eq!(lines[0]["item_hex"], "fffe");
+    assert_eq!(lines[1]["item"], "0xfffe");
+    assert!(lines[1].get("item_hex").is_none());
+    // remove --file: the bytes, not U+FFFD
+    let c = dir.path().join("c.amq");
+    amq()
+        .args(["build", "--kind", "cuckoo", "--fpr", "0.01", "-o"])
+        .arg(&c)
+        .arg(&items)
+        .assert()
+        .success();
+    let out = amq()
+        .args(["remove", "--json"])
+        .arg(&c)
+        .arg("--file")
+        .arg(&items)
+        .output()
+        .unwrap();
+    let first: serde_json::Value =
+        serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().next().unwrap()).unwrap();
+    assert_eq!(first["item"], "0xfffe");
+    assert_eq!(first["item_hex"], "fffe");
+    assert_eq!(first["removed"], true);
+}

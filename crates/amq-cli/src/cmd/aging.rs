@@ -117,12 +117,12 @@ fn new(a: NewArgs) -> Result<ExitCode> {
         Rotation::Time(d) => format!("every {d} s"),
     };
     eprintln!(
-        "created aging bloom: {} generations of m = {} bits, k = {}, rotated {rotation}; {} bytes, fpr bound {:.4}%",
+        "created aging bloom: {} generations of m = {} bits, k = {}, rotated {rotation}; {} bytes, fpr bound {}",
         f.generations(),
         f.m(),
         f.k(),
         f.size_bytes(),
-        f.fpr_bound() * 100.0
+        crate::output::rate(f.fpr_bound())
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -205,10 +205,7 @@ fn indices(a: IndicesArgs) -> Result<ExitCode> {
     let mut out = crate::output::stdout();
     for name in &a.names {
         let bytes = name_bytes(name, a.hex)?;
-        let mut obj = vec![(
-            "unit_name".to_string(),
-            crate::input::display_item(&bytes, a.hex).into(),
-        )];
+        let mut obj = crate::input::item_json("unit_name", &bytes, a.hex);
         index_fields(&mut obj, &bloom.indices(&bytes));
         ordered_json_line(&mut out, &obj)?;
     }
@@ -272,13 +269,8 @@ fn check(a: CheckArgs) -> Result<ExitCode> {
         let available = !bloom.contains_name(&n);
         all_available &= available;
         if a.json {
-            let mut obj = vec![
-                (
-                    "unit_name".to_string(),
-                    crate::input::display_item(&n, a.hex).into(),
-                ),
-                ("available".to_string(), available.into()),
-            ];
+            let mut obj = crate::input::item_json("unit_name", &n, a.hex);
+            obj.push(("available".to_string(), available.into()));
             index_fields(&mut obj, &bloom.indices(&n));
             ordered_json_line(&mut out, &obj)?;
         } else {
@@ -304,16 +296,9 @@ fn replay(a: ReplayArgs) -> Result<ExitCode> {
             Ok(()) => "ok".to_string(),
             Err(e) => format!("fail: {}", e.message()),
         };
-        ordered_json_line(
-            &mut out,
-            &[
-                (
-                    "unit_name".to_string(),
-                    crate::input::display_item(name, a.hex).into(),
-                ),
-                ("result".to_string(), result.into()),
-            ],
-        )
+        let mut obj = crate::input::item_json("unit_name", name, a.hex);
+        obj.push(("result".to_string(), result.into()));
+        ordered_json_line(&mut out, &obj)
     })?;
     let (box_base64, box_sha256) = match app.bloom() {
         Some(b) => (

@@ -185,14 +185,14 @@ pub fn run(a: Args) -> Result<ExitCode> {
     });
     crate::output::summary(a.json, &summary, || {
         format!(
-            "built {}: {} items, m = {} bits, k = {}, {} bytes ({:.2} bits per key), expected fpr {:.4}%",
+            "built {}: {} items, m = {} bits, k = {}, {} bytes ({:.2} bits per key), expected fpr {}",
             info.kind,
             n,
             info.m_bits,
             info.k,
             info.bytes,
             info.m_bits as f64 / n.max(1) as f64,
-            expected * 100.0
+            crate::output::rate(expected)
         )
     })?;
     Ok(ExitCode::SUCCESS)
@@ -258,14 +258,14 @@ fn run_cuckoo(a: Args) -> Result<ExitCode> {
     });
     crate::output::summary(a.json, &summary, || {
         format!(
-            "built cuckoo: {} items, {}-bit fingerprints in {} buckets of 4 (load factor {:.4}), {} bytes ({:.2} bits per key), expected fpr {:.4}%",
+            "built cuckoo: {} items, {}-bit fingerprints in {} buckets of 4 (load factor {:.4}), {} bytes ({:.2} bits per key), expected fpr {}",
             n,
             filter.fingerprint_bits(),
             filter.buckets(),
             filter.load_factor(),
             filter.size_bytes(),
             bits_per_key,
-            filter.estimated_fpr() * 100.0
+            crate::output::rate(filter.estimated_fpr())
         )
     })?;
     Ok(ExitCode::SUCCESS)

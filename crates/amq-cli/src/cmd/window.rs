@@ -161,10 +161,9 @@ fn insert(a: InsertArgs) -> Result<ExitCode> {
             None => f.insert(item)?,
         };
         if a.json {
-            crate::output::json_line(
-                &mut out,
-                &serde_json::json!({"item": input::display_item(item, a.hex), "position": position}),
-            )?;
+            let mut obj = serde_json::json!({ "position": position });
+            input::set_item(&mut obj, "item", item, a.hex);
+            crate::output::json_line(&mut out, &obj)?;
         } else {
             writeln!(out, "{position}\t{}", input::display_item(item, a.hex))?;
         }
