@@ -86,6 +86,21 @@ fn is_char_device_or_fifo(_: &fs::FileType) -> bool {
     false
 }
 
+/// A structure's `.amq` bytes from `encode` (its `to_bytes`), after checking that the memory
+/// that takes can be had: `to_bytes` builds the payload and then the file, about twice the
+/// structure's `size` bytes, with allocations that would abort the process if they failed. A
+/// failed check is the error `cannot allocate N bytes for the .amq file` instead.
+pub fn encode(size: u64, encode: impl FnOnce() -> Vec<u8>) -> Result<Vec<u8>> {
+    let need = size.saturating_mul(2).saturating_add(1 << 16);
+    let need = usize::try_from(need).unwrap_or(usize::MAX);
+    let mut probe: Vec<u8> = Vec::new();
+    probe
+        .try_reserve_exact(need)
+        .map_err(|_| crate::input::cannot_allocate(need, "the .amq file"))?;
+    drop(probe);
+    Ok(encode())
+}
+
 /// Writes `bytes` to `path` (`-` for stdout) as the [module docs](self) say.
 pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
     Output::open(path)?.write(bytes)

@@ -111,7 +111,10 @@ fn new(a: NewArgs) -> Result<ExitCode> {
         }
         _ => bail!("give --window, or --window-seconds with --items-per-generation"),
     };
-    crate::fsio::write(&a.out.output, &f.to_bytes())?;
+    crate::fsio::write(
+        &a.out.output,
+        &crate::fsio::encode(f.size_bytes(), || f.to_bytes())?,
+    )?;
     let rotation = match f.rotation() {
         Rotation::Count(c) => format!("every {c} insertions"),
         Rotation::Time(d) => format!("every {d} s"),
@@ -137,7 +140,7 @@ fn insert(a: super::ClockedInsertArgs) -> Result<ExitCode> {
         Ok(())
     })?;
     f.expire();
-    update.replace(&f.to_bytes())?;
+    update.replace(&crate::fsio::encode(f.size_bytes(), || f.to_bytes())?)?;
     eprintln!("inserted {count} items");
     Ok(ExitCode::SUCCESS)
 }

@@ -163,7 +163,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
         (f, n)
     };
     bar.finish_and_clear();
-    output.write(&filter.to_bytes())?;
+    output.write(&crate::fsio::encode(filter.info().bytes, || {
+        filter.to_bytes()
+    })?)?;
     let info = filter.info();
     let expected = plan(
         kind.plan_kind(),
@@ -240,7 +242,9 @@ fn run_cuckoo(a: Args) -> Result<ExitCode> {
         (f, n)
     };
     bar.finish_and_clear();
-    output.write(&filter.to_bytes())?;
+    output.write(&crate::fsio::encode(filter.size_bytes(), || {
+        filter.to_bytes()
+    })?)?;
     let bits_per_key = filter.m() as f64 / n.max(1) as f64;
     let summary = serde_json::json!({
         "output": a.output.display().to_string(),

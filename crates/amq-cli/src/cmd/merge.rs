@@ -32,7 +32,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
             )
         })?;
     }
-    output.write(&acc.to_bytes())?;
+    output.write(&crate::fsio::encode(acc.info().bytes, || acc.to_bytes())?)?;
     let i = acc.info();
     eprintln!(
         "merged {} filters: {} m = {} bits, k = {}, {} items inserted",

@@ -114,7 +114,10 @@ fn new(a: NewArgs) -> Result<ExitCode> {
     if let Some(ttl) = a.ttl {
         c = c.with_ttl(ttl)?;
     }
-    crate::fsio::write(&a.out.output, &c.to_bytes())?;
+    crate::fsio::write(
+        &a.out.output,
+        &crate::fsio::encode(c.size_bytes(), || c.to_bytes())?,
+    )?;
     eprintln!(
         "created negative cache: 2^{} slots of {} bits in sets of {}, {} bytes, false positives at most {:.3e}",
         a.l,
@@ -135,7 +138,7 @@ fn insert(a: super::ClockedInsertArgs) -> Result<ExitCode> {
         count += 1;
         Ok(())
     })?;
-    update.replace(&c.to_bytes())?;
+    update.replace(&crate::fsio::encode(c.size_bytes(), || c.to_bytes())?)?;
     eprintln!("inserted {count} items; occupancy {:.4}", c.occupancy());
     Ok(ExitCode::SUCCESS)
 }
@@ -157,7 +160,7 @@ fn remove(a: RemoveArgs) -> Result<ExitCode> {
     for item in &a.items {
         all &= c.remove(&input::item_bytes(item, a.hex)?);
     }
-    update.replace(&c.to_bytes())?;
+    update.replace(&crate::fsio::encode(c.size_bytes(), || c.to_bytes())?)?;
     Ok(super::exit_all(all))
 }
 

@@ -84,7 +84,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
         })?;
     }
     if changed {
-        update.replace(&filter.to_bytes())?;
+        update.replace(&crate::fsio::encode(filter.size_bytes(), || {
+            filter.to_bytes()
+        })?)?;
     }
     out.flush()?;
     Ok(super::exit_all(all))

@@ -355,7 +355,11 @@ fn negative(a: NegativeArgs) -> Result<ExitCode> {
     }
     let mut cache = NegativeCache::new(a.l, a.b, a.ways, a.common.seed)?;
     let domain = usize::try_from(a.domain).context("--domain is too large")?;
-    let mut truth = vec![false; domain];
+    let mut truth = Vec::new();
+    truth
+        .try_reserve_exact(domain)
+        .map_err(|_| crate::input::cannot_allocate(domain, "the domain (--domain)"))?;
+    truth.resize(domain, false);
     let mut distinct = 0u64;
     let queries = a.queries.unwrap_or(a.n).max(1);
     let mut rng = StdRng::seed_from_u64(a.common.seed);
@@ -501,7 +505,7 @@ fn bloom(a: BloomArgs) -> Result<ExitCode> {
     let mut rows = Vec::new();
     let mut inserted = 0u64;
     for p in 1..=a.points {
-        let upto = a.n * p / a.points;
+        let upto = (u128::from(a.n) * u128::from(p) / u128::from(a.points)) as u64;
         while inserted < upto {
             // inserted items have the top bit clear, queries have it set: never a member
             let x: u64 = rng.random::<u64>() >> 1;
@@ -701,7 +705,7 @@ fn aging(a: AgingArgs) -> Result<ExitCode> {
     let (mut rows, mut missed_total) = (Vec::new(), 0u64);
     let mut inserted = 0u64;
     for p in 1..=a.points {
-        let upto = a.n * p / a.points;
+        let upto = (u128::from(a.n) * u128::from(p) / u128::from(a.points)) as u64;
         while inserted < upto {
             f.insert(&inserted)?;
             inserted += 1;
@@ -819,12 +823,15 @@ fn window(a: WindowArgs) -> Result<ExitCode> {
     let mut csv = String::from("items,position,archived,queries,false_positives,fpr,fpr_formula\n");
     let (mut latest, mut old) = (Vec::new(), Vec::new());
     for p in 1..=a.points {
-        let upto = a.n * p / a.points;
+        let upto = (u128::from(a.n) * u128::from(p) / u128::from(a.points)) as u64;
         while f.next_position() < upto {
             let x: u64 = rng.random::<u64>() >> 1;
             f.insert(&x)?;
         }
         let n = f.next_position();
+        if n == 0 {
+            continue; // fewer items than points: nothing inserted yet
+        }
         let mut probe = |position: u64| {
             let fp = (0..a.queries)
                 .filter(|_| f.contains(&(rng.random::<u64>() | 1 << 63), position))

@@ -134,7 +134,10 @@ fn new(a: NewArgs) -> Result<ExitCode> {
         .context("--hashes is too large")?,
     };
     let f = SlidingWindowBloom::new(params, a.out.seed)?;
-    crate::fsio::write(&a.out.output, &f.to_bytes())?;
+    crate::fsio::write(
+        &a.out.output,
+        &crate::fsio::encode(f.size_bytes(), || f.to_bytes())?,
+    )?;
     eprintln!(
         "created sliding-window bloom: W = {} bits, S = {} bits, B = {}, k = {} ({} bytes of window)",
         params.window_bits,
@@ -169,7 +172,7 @@ fn insert(a: InsertArgs) -> Result<ExitCode> {
         }
         Ok(())
     })?;
-    update.replace(&f.to_bytes())?;
+    update.replace(&crate::fsio::encode(f.size_bytes(), || f.to_bytes())?)?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
