@@ -1,12 +1,12 @@
 //! Reading items: one per line from files or stdin (`-`), as DESIGN.md fixes it.
 //!
-//! The line's bytes without its ending (`\n` or `\r\n`) are the item, so an empty line is the
-//! empty item and items may be any bytes. With `--hex`, each line is hex (an optional `0x`;
-//! an empty line is zero bytes).
+//! The line's bytes without its ending (`\n` or `\r\n`, and on a last line without `\n` a
+//! final `\r`) are the item, so an empty line is the empty item and items may be any bytes.
+//! With `--hex`, each line is hex (an optional `0x`; an empty line is zero bytes).
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader, Read, Seek};
 use std::path::{Path, PathBuf};
 
 /// Opens a file, or stdin for `-`.
@@ -22,13 +22,52 @@ pub fn open(path: &Path) -> Result<Box<dyn BufRead>> {
     }
 }
 
-/// Reads a whole file (or stdin for `-`) as bytes.
+/// Reads a whole file (or stdin for `-`) as bytes; memory it cannot get is an error, not an
+/// abort.
 pub fn read_all(path: &Path) -> Result<Vec<u8>> {
-    let mut out = Vec::new();
-    open(path)?
-        .read_to_end(&mut out)
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    Ok(out)
+    let mut reader = open(path)?;
+    let mut out: Vec<u8> = Vec::new();
+    let size = std::fs::metadata(path).map_or(0, |m| m.len());
+    let mut want = usize::try_from(size)
+        .unwrap_or(usize::MAX)
+        .saturating_add(1);
+    loop {
+        if out.len() == out.capacity() {
+            out.try_reserve_exact(want).map_err(|_| {
+                cannot_allocate(out.len().saturating_add(want), &path.display().to_string())
+            })?;
+            want = out.capacity().max(1 << 16);
+        }
+        let len = out.len();
+        out.resize(out.capacity(), 0);
+        let read = loop {
+            match reader.read(&mut out[len..]) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                other => break other,
+            }
+        };
+        out.truncate(len + read.as_ref().map_or(0, |&n| n));
+        if read.with_context(|| format!("cannot read {}", path.display()))? == 0 {
+            return Ok(out);
+        }
+    }
+}
+
+/// The error for memory that could not be allocated: `cannot allocate N bytes for WHAT`.
+pub fn cannot_allocate(bytes: usize, what: &str) -> anyhow::Error {
+    anyhow!("cannot allocate {bytes} bytes for {what}")
+}
+
+/// Appends to a vector that grows with the input; memory it cannot get is an error naming
+/// `what`, not an abort.
+pub fn push<T>(v: &mut Vec<T>, x: T, what: &str) -> Result<()> {
+    if v.len() == v.capacity() {
+        let more = v.capacity().max(1024);
+        v.try_reserve_exact(more)
+            .map_err(|_| cannot_allocate((v.len() + more) * std::mem::size_of::<T>(), what))?;
+    }
+    v.push(x);
+    Ok(())
 }
 
 /// The inputs to read: the given paths, or stdin when none is given.
@@ -78,38 +117,111 @@ pub fn for_each_item(
     hex: bool,
     mut f: impl FnMut(&[u8]) -> Result<()>,
 ) -> Result<()> {
-    let mut line = Vec::with_capacity(256);
     for path in paths_or_stdin(paths) {
-        let mut reader = open(&path)?;
-        let mut lineno = 0u64;
-        loop {
-            line.clear();
-            let n = reader
-                .read_until(b'\n', &mut line)
-                .with_context(|| format!("cannot read {}", path.display()))?;
-            if n == 0 {
-                break;
-            }
-            lineno += 1;
-            if line.last() == Some(&b'\n') {
-                line.pop();
-                if line.last() == Some(&b'\r') {
-                    line.pop();
-                }
-            }
-            if hex {
-                let Ok(text) = std::str::from_utf8(&line) else {
-                    bail!("{}:{lineno}: not hex text", path.display());
-                };
-                let bytes =
-                    parse_hex(text).with_context(|| format!("{}:{lineno}", path.display()))?;
-                f(&bytes)?;
-            } else {
-                f(&line)?;
-            }
-        }
+        items_of(open(&path)?, &path, hex, &mut f)?;
     }
     Ok(())
+}
+
+/// Calls `f` with every item (line) of one input.
+fn items_of(
+    mut reader: impl BufRead,
+    path: &Path,
+    hex: bool,
+    f: &mut impl FnMut(&[u8]) -> Result<()>,
+) -> Result<()> {
+    let mut line = Vec::with_capacity(256);
+    let mut lineno = 0u64;
+    loop {
+        line.clear();
+        let n = reader
+            .read_until(b'\n', &mut line)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        if n == 0 {
+            return Ok(());
+        }
+        lineno += 1;
+        // the ending is `\n` or `\r\n`; a last line without `\n` loses a final `\r` too
+        if line.last() == Some(&b'\n') {
+            line.pop();
+        }
+        if line.last() == Some(&b'\r') {
+            line.pop();
+        }
+        if hex {
+            let Ok(text) = std::str::from_utf8(&line) else {
+                bail!("{}:{lineno}: not hex text", path.display());
+            };
+            let bytes = parse_hex(text).with_context(|| format!("{}:{lineno}", path.display()))?;
+            f(&bytes)?;
+        } else {
+            f(&line)?;
+        }
+    }
+}
+
+/// Inputs that can be read more than once (a command that streams its items in two or three
+/// passes, keeping a few bytes per item instead of the items): files by path; stdin and other
+/// inputs that are not regular files (pipes) are first copied to an anonymous temporary file
+/// (in `$TMPDIR`, deleted when the command ends).
+pub struct Rereadable {
+    sources: Vec<(PathBuf, Option<File>)>,
+}
+
+impl Rereadable {
+    /// Opens the inputs (stdin when there are none), copying those that are not regular files.
+    pub fn open(paths: &[PathBuf]) -> Result<Rereadable> {
+        let mut sources = Vec::new();
+        for path in paths_or_stdin(paths) {
+            let regular = path != Path::new("-")
+                && std::fs::metadata(&path).is_ok_and(|m| m.file_type().is_file());
+            let spool = if regular {
+                None
+            } else {
+                let mut spool =
+                    tempfile::tempfile().context("cannot create a temporary file for the input")?;
+                io::copy(&mut open(&path)?, &mut spool).with_context(|| {
+                    format!("cannot copy {} to a temporary file", path.display())
+                })?;
+                Some(spool)
+            };
+            sources.push((path, spool));
+        }
+        Ok(Rereadable { sources })
+    }
+
+    /// Calls `f` with every item of every input, in order, as [`for_each_item`].
+    pub fn for_each_item(&self, hex: bool, mut f: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
+        for (path, spool) in &self.sources {
+            match spool {
+                None => items_of(open(path)?, path, hex, &mut f)?,
+                Some(file) => {
+                    let mut file = file.try_clone()?;
+                    file.rewind()?;
+                    items_of(BufReader::with_capacity(1 << 16, file), path, hex, &mut f)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An item's JSON fields: `"<key>"` with [`display_item`]'s text and, when that text is the
+/// `0x` hex of bytes that are not UTF-8, `"<key>_hex"` with their plain hex too, so that a
+/// reader never takes bytes for text (`"0x6869"` may be either; the `_hex` field says which).
+pub fn item_json(key: &str, item: &[u8], hex: bool) -> Vec<(String, serde_json::Value)> {
+    let mut fields = vec![(key.to_string(), display_item(item, hex).into())];
+    if !hex && std::str::from_utf8(item).is_err() {
+        fields.push((format!("{key}_hex"), hex::encode(item).into()));
+    }
+    fields
+}
+
+/// Sets an item's fields ([`item_json`]) in a JSON object.
+pub fn set_item(obj: &mut serde_json::Value, key: &str, item: &[u8], hex: bool) {
+    for (k, v) in item_json(key, item, hex) {
+        obj[k] = v;
+    }
 }
 
 /// Shows an item as text: UTF-8 as is, anything else as `0x` hex.
@@ -126,6 +238,29 @@ pub fn display_item(item: &[u8], hex: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn items(text: &[u8]) -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        items_of(text, Path::new("-"), false, &mut |item: &[u8]| {
+            out.push(item.to_vec());
+            Ok(())
+        })
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn line_endings_are_lf_or_crlf_on_every_line() {
+        let v = |items: &[&str]| -> Vec<Vec<u8>> {
+            items.iter().map(|s| s.as_bytes().to_vec()).collect()
+        };
+        assert_eq!(items(b"a\r\nb\r\n"), v(&["a", "b"]));
+        assert_eq!(items(b"a\r\nb\r"), v(&["a", "b"]));
+        assert_eq!(items(b"a\nb"), v(&["a", "b"]));
+        assert_eq!(items(b"a\r\r\n\n\r"), v(&["a\r", "", ""]));
+        assert_eq!(items(b"x\ry\n"), v(&["x\ry"]));
+        assert!(items(b"").is_empty());
+    }
 
     #[test]
     fn hex_prefix_is_optional() {

@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod cmd;
+mod fsio;
 mod input;
 mod output;
 
@@ -77,8 +78,64 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// A clap error as the one line `error: ...` every other error is (clap's own is several: the
+/// error, tips, usage, a pointer to `--help`): the error, its tips, and which `--help` to read.
+fn one_line(e: &clap::Error) -> String {
+    use clap::error::ErrorKind;
+    let help = format!("see '{} --help'", command_path());
+    if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        return format!("error: a subcommand is missing; {help}");
+    }
+    let text = e.to_string();
+    let mut parts: Vec<String> = Vec::new();
+    for (i, paragraph) in text.split("\n\n").enumerate() {
+        let lines: Vec<&str> = paragraph
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
+        let joined = lines.join(" ");
+        if i == 0 {
+            parts.push(
+                joined
+                    .strip_prefix("error: ")
+                    .unwrap_or(&joined)
+                    .to_string(),
+            );
+        } else if joined.starts_with("tip:") {
+            parts.push(joined);
+        }
+    }
+    format!("error: {}; {help}", parts.join("; "))
+}
+
+/// `amq` and the subcommands named on the command line (`amq btc bip37 build`).
+fn command_path() -> String {
+    use clap::CommandFactory;
+    let mut command = Cli::command();
+    let mut path = vec!["amq".to_string()];
+    for arg in std::env::args().skip(1) {
+        let Some(sub) = command.find_subcommand(&arg).cloned() else {
+            break;
+        };
+        path.push(arg);
+        command = sub;
+    }
+    path.join(" ")
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                e.exit();
+            }
+            eprintln!("{}", one_line(&e));
+            return ExitCode::from(2);
+        }
+    };
     match run(cli) {
         Ok(code) => code,
         Err(e) if output::is_broken_pipe(&e) => ExitCode::SUCCESS,

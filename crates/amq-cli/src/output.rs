@@ -60,6 +60,17 @@ pub fn summary(json: bool, value: &serde_json::Value, text: impl FnOnce() -> Str
     }
     Ok(())
 }
+
+/// A rate for people: a percentage with 4 decimals (`0.8194%`), or in scientific notation
+/// below 0.01% (`1.234e-7`), where the percentage would print as `0.0000%`.
+pub fn rate(p: f64) -> String {
+    if p >= 1e-4 || p == 0.0 {
+        format!("{:.4}%", p * 100.0)
+    } else {
+        format!("{p:.3e}")
+    }
+}
+
 /// Prints named figures: one JSON object (in this order) or one `name  value` line each.
 pub fn print_fields(fields: &[(&str, serde_json::Value)], json: bool) -> Result<()> {
     let mut out = stdout();

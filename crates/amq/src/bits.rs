@@ -158,9 +158,9 @@ impl BitVec {
 /// large filter miss the TLB far less often (where THP is off, nothing changes).
 ///
 /// # Errors
-/// [`Error::InvalidParameter`] when the allocation fails or `n` overflows `usize`.
+/// [`Error::OutOfMemory`] (naming `what`) when the allocation fails or `n` overflows `usize`.
 pub fn try_zeroed<T: Clone + Default>(n: u64, what: &'static str) -> Result<Vec<T>> {
-    let fail = || Error::invalid(what, alloc::format!("cannot allocate {n} elements"));
+    let fail = || Error::out_of_memory::<T>(what, n);
     let n = usize::try_from(n).map_err(|_| fail())?;
     let mut v = Vec::new();
     v.try_reserve_exact(n).map_err(|_| fail())?;

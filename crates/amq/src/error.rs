@@ -97,6 +97,14 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// Memory for a structure or a buffer sized by the input or the parameters could not be
+    /// allocated (the allocation was refused; nothing was aborted).
+    OutOfMemory {
+        /// What the memory was for.
+        what: &'static str,
+        /// How many bytes were asked for.
+        bytes: u64,
+    },
     /// Text input (hex, base64, JSON, a number) does not parse.
     Parse {
         /// What was being parsed.
@@ -129,6 +137,14 @@ impl Error {
         Error::Corrupt {
             offset,
             reason: reason.into(),
+        }
+    }
+
+    /// [`Error::OutOfMemory`] for `count` values of type `T`.
+    pub(crate) fn out_of_memory<T>(what: &'static str, count: u64) -> Self {
+        Error::OutOfMemory {
+            what,
+            bytes: count.saturating_mul(core::mem::size_of::<T>() as u64),
         }
     }
 
@@ -181,6 +197,9 @@ impl fmt::Display for Error {
                 write!(f, "{what} too large: {value} (limit {limit})")
             }
             Error::Corrupt { offset, reason } => write!(f, "corrupt input at byte {offset}: {reason}"),
+            Error::OutOfMemory { what, bytes } => {
+                write!(f, "cannot allocate {bytes} bytes for {what}")
+            }
             Error::Parse { what, reason } => write!(f, "cannot parse {what}: {reason}"),
         }
     }

@@ -1,6 +1,6 @@
 //! `amq aging`: the aging Bloom filter, "seen within the last window".
 
-use super::{parse_fpr, write_atomically};
+use super::parse_fpr;
 use crate::input;
 use amq::clock::{Clock, ManualClock, SystemClock};
 use amq::window::{AgingBloom, Rotation};
@@ -86,7 +86,10 @@ struct InfoArgs {
 fn load(path: &Path, now: Option<u64>) -> Result<AgingBloom<ManualClock>> {
     let bytes = input::read_all(path)?;
     let f = AgingBloom::from_bytes(&bytes).with_context(|| format!("{}", path.display()))?;
-    Ok(f.with_clock(ManualClock::new(now.unwrap_or_else(|| SystemClock.now()))))
+    let f = f.with_clock(ManualClock::new(now.unwrap_or_else(|| SystemClock.now())));
+    f.check_clock()
+        .with_context(|| format!("{}", path.display()))?;
+    Ok(f)
 }
 
 /// Runs `amq aging`.
@@ -107,23 +110,27 @@ fn new(a: NewArgs) -> Result<ExitCode> {
         }
         _ => bail!("give --window, or --window-seconds with --items-per-generation"),
     };
-    write_atomically(&a.out.output, &f.to_bytes())?;
+    crate::fsio::write(
+        &a.out.output,
+        &crate::fsio::encode(f.size_bytes(), || f.to_bytes())?,
+    )?;
     let rotation = match f.rotation() {
         Rotation::Count(c) => format!("every {c} insertions"),
         Rotation::Time(d) => format!("every {d} s"),
     };
     eprintln!(
-        "created aging bloom: {} generations of m = {} bits, k = {}, rotated {rotation}; {} bytes, fpr bound {:.4}%",
+        "created aging bloom: {} generations of m = {} bits, k = {}, rotated {rotation}; {} bytes, fpr bound {}",
         f.generations(),
         f.m(),
         f.k(),
         f.size_bytes(),
-        f.fpr_bound() * 100.0
+        crate::output::rate(f.fpr_bound())
     );
     Ok(ExitCode::SUCCESS)
 }
 
 fn insert(a: super::ClockedInsertArgs) -> Result<ExitCode> {
+    let update = crate::fsio::Update::lock(&a.filter)?;
     let mut f = load(&a.filter, a.now)?;
     let mut count = 0u64;
     input::for_each_item(&a.files, a.hex, |item| {
@@ -132,7 +139,7 @@ fn insert(a: super::ClockedInsertArgs) -> Result<ExitCode> {
         Ok(())
     })?;
     f.expire();
-    write_atomically(&a.filter, &f.to_bytes())?;
+    update.replace(&crate::fsio::encode(f.size_bytes(), || f.to_bytes())?)?;
     eprintln!("inserted {count} items");
     Ok(ExitCode::SUCCESS)
 }

@@ -89,6 +89,10 @@ pub struct CheckArgs {
     /// One JSON object per name: {"unit_name", "available", "h1", "h2", ...}.
     #[arg(long)]
     json: bool,
+    /// The contract's box size in bytes (the seed contract: 4096); a box of another size is
+    /// an error, as the contract would index it differently.
+    #[arg(long, default_value_t = DEFAULT_BOX_BYTES)]
+    box_bytes: usize,
     #[command(flatten)]
     shape: Shape,
 }
@@ -146,7 +150,8 @@ pub struct PlanArgs {
     /// ε at full supply (a number in (0, 1) or a percentage like 1%).
     #[arg(long, value_name = "E", value_parser = super::parse_fpr)]
     fpr: f64,
-    /// The box name's length in bytes, for the minimum balance (the seed's `bloom`: 5).
+    /// The box name's length in bytes (1 to 64), for the minimum balance (the seed's
+    /// `bloom`: 5).
     #[arg(long, default_value_t = BOX_NAME.len())]
     box_name_len: usize,
     /// Print the plan as one JSON object.
@@ -200,10 +205,7 @@ fn indices(a: IndicesArgs) -> Result<ExitCode> {
     let mut out = crate::output::stdout();
     for name in &a.names {
         let bytes = name_bytes(name, a.hex)?;
-        let mut obj = vec![(
-            "unit_name".to_string(),
-            crate::input::display_item(&bytes, a.hex).into(),
-        )];
+        let mut obj = crate::input::item_json("unit_name", &bytes, a.hex);
         index_fields(&mut obj, &bloom.indices(&bytes));
         ordered_json_line(&mut out, &obj)?;
     }
@@ -252,6 +254,14 @@ fn check(a: CheckArgs) -> Result<ExitCode> {
     let bytes = read_box(&a.box_file, a.format)?;
     let bloom = AlgorandBloom::from_box(&bytes, a.shape.k)
         .with_context(|| format!("the box in {}", a.box_file.display()))?;
+    if bytes.len() != a.box_bytes {
+        bail!(
+            "the box in {} has {} bytes, but the contract's box has {} (give --box-bytes if its box is another size)",
+            a.box_file.display(),
+            bytes.len(),
+            a.box_bytes
+        );
+    }
     let mut out = crate::output::stdout();
     let mut all_available = true;
     for name in &a.names {
@@ -259,13 +269,8 @@ fn check(a: CheckArgs) -> Result<ExitCode> {
         let available = !bloom.contains_name(&n);
         all_available &= available;
         if a.json {
-            let mut obj = vec![
-                (
-                    "unit_name".to_string(),
-                    crate::input::display_item(&n, a.hex).into(),
-                ),
-                ("available".to_string(), available.into()),
-            ];
+            let mut obj = crate::input::item_json("unit_name", &n, a.hex);
+            obj.push(("available".to_string(), available.into()));
             index_fields(&mut obj, &bloom.indices(&n));
             ordered_json_line(&mut out, &obj)?;
         } else {
@@ -291,16 +296,9 @@ fn replay(a: ReplayArgs) -> Result<ExitCode> {
             Ok(()) => "ok".to_string(),
             Err(e) => format!("fail: {}", e.message()),
         };
-        ordered_json_line(
-            &mut out,
-            &[
-                (
-                    "unit_name".to_string(),
-                    crate::input::display_item(name, a.hex).into(),
-                ),
-                ("result".to_string(), result.into()),
-            ],
-        )
+        let mut obj = crate::input::item_json("unit_name", name, a.hex);
+        obj.push(("result".to_string(), result.into()));
+        ordered_json_line(&mut out, &obj)
     })?;
     let (box_base64, box_sha256) = match app.bloom() {
         Some(b) => (
@@ -321,7 +319,16 @@ fn replay(a: ReplayArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The longest box name the AVM accepts, in bytes.
+const MAX_BOX_NAME_BYTES: usize = 64;
+
 fn plan(a: PlanArgs) -> Result<ExitCode> {
+    if !(1..=MAX_BOX_NAME_BYTES).contains(&a.box_name_len) {
+        bail!(
+            "a box name has 1 to {MAX_BOX_NAME_BYTES} bytes, got --box-name-len {}",
+            a.box_name_len
+        );
+    }
     let p = algorand::plan(a.supply, a.fpr, a.box_name_len)?;
     let hashes: Vec<&str> = p.hashes.iter().map(|h| h.opcode()).collect();
     let mut out = crate::output::stdout();

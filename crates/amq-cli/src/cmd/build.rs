@@ -1,6 +1,6 @@
 //! `amq build`: build a filter from items, one per line.
 
-use super::{parse_fpr, write_atomically, FilterKind};
+use super::{parse_fpr, FilterKind};
 use crate::input;
 use amq::math::{bloom_plan, Spec, Target};
 use amq::wire::Kind;
@@ -82,35 +82,68 @@ fn distinct_hashes(a: &Args, bar: &indicatif::ProgressBar) -> Result<Vec<u128>> 
     Ok(hashes)
 }
 
-fn insert_hash(f: &mut AnyFilter, h: u128) {
+/// The estimated distinct items and false-positive rate of a filter from its fill.
+fn from_fill(f: &AnyFilter) -> (f64, f64) {
+    let info = f.info();
+    (info.estimated_items, info.estimated_fpr)
+}
+
+/// Inserts a hash; `true` if it set a bit (the item was not there yet).
+fn insert_hash(f: &mut AnyFilter, h: u128) -> bool {
     match f {
-        AnyFilter::Bloom(b) => {
-            b.insert_hash(h);
-        }
-        AnyFilter::BlockedBloom(b) => {
-            b.insert_hash(h);
-        }
+        AnyFilter::Bloom(b) => b.insert_hash(h),
+        AnyFilter::BlockedBloom(b) => b.insert_hash(h),
         _ => unreachable!("build makes Bloom kinds only"),
     }
 }
 
 /// Runs `amq build`.
 pub fn run(a: Args) -> Result<ExitCode> {
+    if a.json && a.output == std::path::Path::new("-") {
+        bail!("--json and -o - would both write to stdout: give -o a file, or drop --json");
+    }
+    if a.items == Some(0) {
+        bail!(
+            "--items must be at least 1 (the number of items to size for; amq plan refuses 0 too)"
+        );
+    }
     let kind = a.kind.kind();
     if kind == Kind::Cuckoo {
         return run_cuckoo(a);
     }
+    let output = crate::fsio::Output::open(&a.output)?;
     let bar = crate::output::progress(None, "reading items");
     // With n known up front the items stream straight into the filter; otherwise their hashes
     // are collected, deduplicated and counted first.
     let streaming = a.items.is_some() || (a.bits.is_some() && a.hashes.is_some());
     let (filter, n) = if streaming {
-        let mut f = AnyFilter::new(&spec(&a, kind, a.items.unwrap_or(1).max(1))?, a.seed)?;
+        let mut f = AnyFilter::new(&spec(&a, kind, a.items.unwrap_or(1))?, a.seed)?;
+        let (m, k) = (f.info().m_bits, f.info().k);
+        // items that set a bit: the distinct items, less the few that were false positives
+        let mut new = 0u64;
         let count = for_each_hash(&a, &bar, |h, _| {
-            insert_hash(&mut f, h);
+            new += u64::from(insert_hash(&mut f, h));
             Ok(())
         })?;
-        (f, a.items.unwrap_or(count))
+        match a.items {
+            Some(planned) if new > planned => {
+                // n from the filter's fill (every bit set: the lines read, duplicates and all)
+                let (items, _) = from_fill(&f);
+                let n = if items.is_finite() {
+                    (items.round() as u64).clamp(new, count)
+                } else {
+                    count
+                };
+                eprintln!(
+                    "warning: about {n} distinct items went in, more than the {planned} planned (--items): the filter's fpr is now {} (planned {})",
+                    crate::output::rate(from_fill(&f).1),
+                    crate::output::rate(bloom_plan(kind, planned, Target::Bits(m), Some(k))?.fpr)
+                );
+                (f, n)
+            }
+            Some(planned) => (f, planned),
+            None => (f, count),
+        }
     } else {
         let hashes = distinct_hashes(&a, &bar)?;
         let n = hashes.len() as u64;
@@ -121,7 +154,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
         (f, n)
     };
     bar.finish_and_clear();
-    write_atomically(&a.output, &filter.to_bytes())?;
+    output.write(&crate::fsio::encode(filter.size_bytes(), || {
+        filter.to_bytes()
+    })?)?;
     let info = filter.info();
     let expected = bloom_plan(kind, n.max(1), Target::Bits(info.m_bits), Some(info.k))?.fpr;
     let summary = serde_json::json!({
@@ -137,14 +172,14 @@ pub fn run(a: Args) -> Result<ExitCode> {
     });
     crate::output::summary(a.json, &summary, || {
         format!(
-            "built {}: {} items, m = {} bits, k = {}, {} bytes ({:.2} bits per key), expected fpr {:.4}%",
+            "built {}: {} items, m = {} bits, k = {}, {} bytes ({:.2} bits per key), expected fpr {}",
             info.kind().name(),
             n,
             info.m_bits,
             info.k,
             info.bytes,
             info.m_bits as f64 / n.max(1) as f64,
-            expected * 100.0
+            crate::output::rate(expected)
         )
     })?;
     Ok(ExitCode::SUCCESS)
@@ -170,9 +205,10 @@ fn run_cuckoo(a: Args) -> Result<ExitCode> {
     let Some(fpr) = a.fpr else {
         bail!("give --fpr");
     };
+    let output = crate::fsio::Output::open(&a.output)?;
     let bar = crate::output::progress(None, "reading items");
     let (filter, n) = if let Some(n) = a.items {
-        let mut f = CuckooFilter::with_fpr(n.max(1), fpr, a.seed)?;
+        let mut f = CuckooFilter::with_fpr(n, fpr, a.seed)?;
         let count = for_each_hash(&a, &bar, |h, before| {
             f.insert_hash(h).with_context(|| {
                 format!("after {before} items (sized for {n}; give a larger --items)")
@@ -190,7 +226,9 @@ fn run_cuckoo(a: Args) -> Result<ExitCode> {
         (f, n)
     };
     bar.finish_and_clear();
-    write_atomically(&a.output, &filter.to_bytes())?;
+    output.write(&crate::fsio::encode(filter.size_bytes(), || {
+        filter.to_bytes()
+    })?)?;
     let bits_per_key = filter.m() as f64 / n.max(1) as f64;
     let summary = serde_json::json!({
         "output": a.output.display().to_string(),
@@ -208,14 +246,14 @@ fn run_cuckoo(a: Args) -> Result<ExitCode> {
     });
     crate::output::summary(a.json, &summary, || {
         format!(
-            "built cuckoo: {} items, {}-bit fingerprints in {} buckets of 4 (load factor {:.4}), {} bytes ({:.2} bits per key), expected fpr {:.4}%",
+            "built cuckoo: {} items, {}-bit fingerprints in {} buckets of 4 (load factor {:.4}), {} bytes ({:.2} bits per key), expected fpr {}",
             n,
             filter.fingerprint_bits(),
             filter.buckets(),
             filter.load_factor(),
             filter.size_bytes(),
             bits_per_key,
-            filter.estimated_fpr() * 100.0
+            crate::output::rate(filter.estimated_fpr())
         )
     })?;
     Ok(ExitCode::SUCCESS)

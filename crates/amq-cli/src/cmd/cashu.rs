@@ -4,8 +4,11 @@ use crate::input;
 use amq::formats::cashu::{
     bulk_all_negative, CashuFilter, CashuHash, GetFilterResponse, DEFAULT_M, DEFAULT_P,
 };
+use amq::gcs::hash_to_range;
 use anyhow::{bail, Context, Result};
 use clap::Subcommand;
+use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -91,7 +94,7 @@ impl HashArgs {
 /// `amq cashu build`.
 ///
 /// Items are hex, one per line (an optional 0x; an empty line is the empty item); they are
-/// hashed as raw bytes. Duplicates are kept.
+/// hashed as raw bytes. Duplicates are kept. Memory: 8 bytes per item and the filter.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   amq cashu build --timestamp 1700000000 spent-ys.txt
@@ -115,7 +118,9 @@ pub struct BuildArgs {
 
 /// `amq cashu match`.
 ///
-/// Exit status 0 if every item may be in the filter, 1 if any is definitely absent.
+/// Exit status 0 if every item may be in the filter, 1 if any is definitely absent. Memory:
+/// the filter and 17 bytes per item (the input is read twice; stdin is kept in a temporary file
+/// for the second pass).
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   amq cashu match --filter filter.json my-ys.txt
@@ -159,19 +164,14 @@ pub fn run(a: Args) -> Result<ExitCode> {
     }
 }
 
-fn read_items(files: &[PathBuf]) -> Result<Vec<Vec<u8>>> {
-    let mut items = Vec::new();
-    input::for_each_item(files, true, |item| {
-        items.push(item.to_vec());
-        Ok(())
-    })?;
-    Ok(items)
-}
-
 fn build(a: BuildArgs) -> Result<ExitCode> {
     let hash = a.hash.hash()?;
-    let items = read_items(&a.files)?;
-    let filter = CashuFilter::build(&items, hash, a.p, a.m)?;
+    amq::gcs::Params::new(0, a.p, a.m)?;
+    let mut hashes = Vec::new();
+    input::for_each_item(&a.files, true, |item| {
+        input::push(&mut hashes, hash.hash(item), "the item hashes")
+    })?;
+    let filter = CashuFilter::from_hashes(hashes, hash, a.p, a.m)?;
     let timestamp = match a.timestamp {
         Some(t) => t,
         None => std::time::SystemTime::now()
@@ -179,12 +179,34 @@ fn build(a: BuildArgs) -> Result<ExitCode> {
             .context("the clock is before 1970")?
             .as_secs(),
     };
-    // written in the spec's field order: n, p, m, content, timestamp
     let mut out = crate::output::stdout();
-    serde_json::to_writer(&mut out, &filter.to_response(timestamp))?;
-    std::io::Write::write_all(&mut out, b"\n")?;
-    std::io::Write::flush(&mut out)?;
+    write_response(&mut out, &filter, timestamp)?;
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The GetFilterResponse JSON as `serde_json` writes `filter.to_response(timestamp)` (in the
+/// spec's field order: n, p, m, content, timestamp), with the base64 content written in pieces
+/// rather than built as one string beside the filter.
+fn write_response(out: &mut impl Write, filter: &CashuFilter, timestamp: u64) -> Result<()> {
+    use base64::Engine as _;
+    write!(
+        out,
+        r#"{{"n":{},"p":{},"m":{},"content":""#,
+        filter.n(),
+        filter.p(),
+        filter.m()
+    )?;
+    // whole groups of 3 bytes encode without padding, so the pieces join into one base64
+    for piece in filter.content().chunks(3 << 13) {
+        out.write_all(
+            base64::engine::general_purpose::STANDARD
+                .encode(piece)
+                .as_bytes(),
+        )?;
+    }
+    writeln!(out, r#"","timestamp":{timestamp}}}"#)?;
+    Ok(())
 }
 
 fn matches(a: MatchArgs) -> Result<ExitCode> {
@@ -192,18 +214,44 @@ fn matches(a: MatchArgs) -> Result<ExitCode> {
     let text = input::read_all(&a.filter)?;
     let response: GetFilterResponse = serde_json::from_slice(&text)
         .with_context(|| format!("{}: not a valid GetFilterResponse", a.filter.display()))?;
+    drop(text);
     let filter = response.into_filter(hash)?;
-    let targets = read_items(&a.files)?;
-    let hits = filter.match_many(&targets)?;
+    let set_f = filter.gcs().f();
+    let value = |item: &[u8]| hash_to_range(hash.hash(item), set_f);
+    let inputs = input::Rereadable::open(&a.files)?;
+    let mut targets = super::Targets::default();
+    inputs.for_each_item(true, |item| targets.push(value(item)))?;
+    // the draft refuses repeated targets: compare the items behind repeated values
+    let ties = targets.sort_and_find_repeats();
+    if !ties.is_empty() {
+        let mut tied: BTreeMap<u64, Vec<Box<[u8]>>> = BTreeMap::new();
+        inputs.for_each_item(true, |item| {
+            let v = value(item);
+            if ties.binary_search(&v).is_ok() {
+                let seen = tied.entry(v).or_default();
+                if seen.iter().any(|s| **s == *item) {
+                    bail!("invalid targets: match targets are not unique entries");
+                }
+                seen.push(item.into());
+            }
+            Ok(())
+        })?;
+    }
+    let answers = targets.answers(filter.gcs())?;
+    drop(targets);
     let mut out = crate::output::stdout();
-    for (item, &hit) in targets.iter().zip(&hits) {
+    let mut next = answers.iter();
+    let mut all = true;
+    inputs.for_each_item(true, |item| {
+        let hit = *next.next().context("the input changed while it was read")?;
+        all &= hit;
         crate::output::json_line(
             &mut out,
             &serde_json::json!({ "item": hex::encode(item), "match": hit }),
-        )?;
-    }
-    std::io::Write::flush(&mut out)?;
-    Ok(super::exit_all(hits.iter().all(|&h| h)))
+        )
+    })?;
+    out.flush()?;
+    Ok(super::exit_all(all))
 }
 
 fn fpr(a: FprArgs) -> Result<ExitCode> {
@@ -223,8 +271,31 @@ fn fpr(a: FprArgs) -> Result<ExitCode> {
             }),
         )?;
     } else {
-        std::io::Write::write_all(&mut out, format!("{all_negative:.9}\n").as_bytes())?;
+        writeln!(out, "{all_negative:.9}")?;
     }
-    std::io::Write::flush(&mut out)?;
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use amq::formats::cashu::CashuHash;
+
+    #[test]
+    fn the_streamed_response_is_what_serde_writes() {
+        // 20,000 items: about 52 KB of content, three pieces
+        for n in [0u32, 1, 2, 3, 200, 20_000] {
+            let items: Vec<[u8; 4]> = (0..n).map(u32::to_be_bytes).collect();
+            let f = CashuFilter::build(&items, CashuHash::default(), 19, 784_931).unwrap();
+            let mut ours = Vec::new();
+            write_response(&mut ours, &f, 1_700_000_000).unwrap();
+            let mut theirs = serde_json::to_vec(&f.to_response(1_700_000_000)).unwrap();
+            theirs.push(b'\n');
+            assert_eq!(
+                String::from_utf8(ours).unwrap(),
+                String::from_utf8(theirs).unwrap()
+            );
+        }
+    }
 }

@@ -19,6 +19,8 @@ pub struct Args {
 
 /// Runs `amq merge`.
 pub fn run(a: Args) -> Result<ExitCode> {
+    // an existing output (perhaps one of the inputs) stays locked until it is replaced
+    let output = crate::fsio::Output::open(&a.output)?;
     let mut acc = super::load_filter(&a.filters[0])?;
     for path in &a.filters[1..] {
         let f = super::load_filter(path)?;
@@ -30,7 +32,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
             )
         })?;
     }
-    super::write_atomically(&a.output, &acc.to_bytes())?;
+    output.write(&crate::fsio::encode(acc.info().bytes, || acc.to_bytes())?)?;
     let i = acc.info();
     eprintln!(
         "merged {} filters: {} m = {} bits, k = {}, {} items inserted",

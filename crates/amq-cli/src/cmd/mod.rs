@@ -4,8 +4,6 @@ pub mod aging;
 pub mod algorand;
 pub mod args;
 pub mod btc;
-pub mod btc_bip158;
-pub mod btc_bip37;
 pub mod build;
 pub mod cashu;
 pub mod cashu_state;
@@ -97,26 +95,61 @@ pub fn exit_all(all: bool) -> ExitCode {
     }
 }
 
+/// The targets of a GCS match: each one's value in `[0, F)` and its place in the input, as
+/// `value << 64 | index`, 16 bytes each (the items themselves are read again to print them).
+#[derive(Debug, Default)]
+pub struct Targets(Vec<u128>);
+
+impl Targets {
+    /// Adds the next target's value.
+    pub fn push(&mut self, value: u64) -> Result<()> {
+        let index = self.0.len() as u128;
+        crate::input::push(&mut self.0, u128::from(value) << 64 | index, "the targets")
+    }
+
+    /// Sorts by value and returns the values that occur more than once, each once.
+    pub fn sort_and_find_repeats(&mut self) -> Vec<u64> {
+        self.0.sort_unstable();
+        let mut repeats: Vec<u64> = Vec::new();
+        for w in self.0.windows(2) {
+            let (a, b) = ((w[0] >> 64) as u64, (w[1] >> 64) as u64);
+            if a == b && repeats.last() != Some(&a) {
+                repeats.push(a);
+            }
+        }
+        repeats
+    }
+
+    /// Whether each target (sorted) may be in the set, by input index: one pass over the set,
+    /// and one byte per target.
+    pub fn answers<B: AsRef<[u8]>>(&self, set: &amq::gcs::Gcs<B>) -> Result<Vec<bool>> {
+        let mut answers = Vec::new();
+        answers
+            .try_reserve_exact(self.0.len())
+            .map_err(|_| crate::input::cannot_allocate(self.0.len(), "the answers"))?;
+        answers.resize(self.0.len(), false);
+        let mut values = set.values();
+        let mut current = if self.0.is_empty() {
+            None
+        } else {
+            values.next_value()?
+        };
+        for &pair in &self.0 {
+            let value = (pair >> 64) as u64;
+            while current.is_some_and(|c| c < value) {
+                current = values.next_value()?;
+            }
+            if current.is_none() {
+                break;
+            }
+            answers[pair as u64 as usize] = current == Some(value);
+        }
+        Ok(answers)
+    }
+}
+
 /// Reads and decodes an `.amq` file of any kind.
 pub fn load_filter(path: &Path) -> Result<amq::AnyFilter> {
     let bytes = crate::input::read_all(path)?;
     amq::AnyFilter::from_bytes(&bytes).with_context(|| format!("{}", path.display()))
-}
-
-/// Writes bytes to `path` atomically: a temporary file beside it, then a rename, so an
-/// existing file is never left half-written.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path.file_name().context("output path has no file name")?;
-    let tmp = dir.join(format!(
-        ".{}.tmp{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
 }

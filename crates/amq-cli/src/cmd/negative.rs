@@ -1,6 +1,5 @@
 //! `amq negative`: the negative cache, "definitely present" or "maybe absent".
 
-use super::write_atomically;
 use crate::input;
 use amq::clock::{Clock, ManualClock, SystemClock};
 use amq::negative::NegativeCache;
@@ -114,7 +113,10 @@ fn new(a: NewArgs) -> Result<ExitCode> {
     if let Some(ttl) = a.ttl {
         c = c.with_ttl(ttl)?;
     }
-    write_atomically(&a.out.output, &c.to_bytes())?;
+    crate::fsio::write(
+        &a.out.output,
+        &crate::fsio::encode(c.size_bytes(), || c.to_bytes())?,
+    )?;
     eprintln!(
         "created negative cache: 2^{} slots of {} bits in sets of {}, {} bytes, false positives at most {:.3e}",
         a.l,
@@ -127,6 +129,7 @@ fn new(a: NewArgs) -> Result<ExitCode> {
 }
 
 fn insert(a: super::ClockedInsertArgs) -> Result<ExitCode> {
+    let update = crate::fsio::Update::lock(&a.filter)?;
     let mut c = load(&a.filter, a.now)?;
     let mut count = 0u64;
     input::for_each_item(&a.files, a.hex, |item| {
@@ -134,7 +137,7 @@ fn insert(a: super::ClockedInsertArgs) -> Result<ExitCode> {
         count += 1;
         Ok(())
     })?;
-    write_atomically(&a.filter, &c.to_bytes())?;
+    update.replace(&crate::fsio::encode(c.size_bytes(), || c.to_bytes())?)?;
     eprintln!("inserted {count} items; occupancy {:.4}", c.occupancy());
     Ok(ExitCode::SUCCESS)
 }
@@ -150,12 +153,13 @@ fn contains(a: ContainsArgs) -> Result<ExitCode> {
 }
 
 fn remove(a: RemoveArgs) -> Result<ExitCode> {
+    let update = crate::fsio::Update::lock(&a.filter)?;
     let mut c = load(&a.filter, a.now)?;
     let mut all = true;
     for item in &a.items {
         all &= c.remove(&input::item_bytes(item, a.hex)?);
     }
-    write_atomically(&a.filter, &c.to_bytes())?;
+    update.replace(&crate::fsio::encode(c.size_bytes(), || c.to_bytes())?)?;
     Ok(super::exit_all(all))
 }
 

@@ -57,13 +57,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
             let pick = maybe != a.invert;
             selected += u64::from(pick);
             if a.json {
-                let mut obj = serde_json::json!({
-                    "item": input::display_item(item, a.hex),
-                    "maybe": maybe,
-                });
-                if !a.hex && std::str::from_utf8(item).is_err() {
-                    obj["item_hex"] = serde_json::Value::String(hex::encode(item));
-                }
+                let mut obj = serde_json::json!({ "maybe": maybe });
+                input::set_item(&mut obj, "item", item, a.hex);
                 serde_json::to_writer(&mut *out, &obj)?;
                 out.write_all(b"\n")?;
             } else if pick && !a.count {

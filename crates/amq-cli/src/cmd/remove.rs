@@ -1,6 +1,5 @@
 //! `amq remove`: delete items from a cuckoo filter.
 
-use super::write_atomically;
 use amq::clock::{Clock, SystemClock};
 use anyhow::{bail, Result};
 use std::io::Write;
@@ -38,10 +37,12 @@ pub struct Args {
 
 /// Runs `amq remove`.
 pub fn run(a: Args) -> Result<ExitCode> {
+    let update = crate::fsio::Update::lock(&a.filter)?;
     let mut filter = super::load_filter(&a.filter)?;
     if !filter.deletes() {
         bail!(
-            "{}: a {} filter cannot remove items (only a cuckoo filter or a negative cache can)",
+            "{}: a {} filter cannot remove items (only a cuckoo filter, a TTL cuckoo filter or a \
+             negative cache can)",
             a.filter.display(),
             filter.kind().name()
         );
@@ -50,49 +51,45 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let mut out = crate::output::stdout();
     let mut all = true;
     let mut changed = false;
-    let mut report = |item: &str, removed: bool, out: &mut dyn Write| -> Result<()> {
-        all &= removed;
-        changed |= removed;
-        if a.json {
-            let mut line = Vec::new();
-            crate::output::json_line(
-                &mut line,
-                &serde_json::json!({"item": item, "removed": removed}),
-            )?;
-            out.write_all(&line)?;
-        } else {
-            writeln!(
-                out,
-                "{}\t{item}",
-                if removed { "removed" } else { "absent" }
-            )?;
-        }
-        Ok(())
-    };
-    for item in &a.items {
-        let bytes = if a.hex {
-            crate::input::parse_hex(item)?
-        } else {
-            item.as_bytes().to_vec()
+    // `shown`: the item as given on the command line, or as read from a file
+    let mut report =
+        |shown: &str, bytes: &[u8], removed: bool, out: &mut dyn Write| -> Result<()> {
+            all &= removed;
+            changed |= removed;
+            if a.json {
+                let mut obj = serde_json::json!({ "removed": removed });
+                crate::input::set_item(&mut obj, "item", bytes, a.hex);
+                obj["item"] = shown.into();
+                let mut line = Vec::new();
+                crate::output::json_line(&mut line, &obj)?;
+                out.write_all(&line)?;
+            } else {
+                writeln!(
+                    out,
+                    "{}\t{shown}",
+                    if removed { "removed" } else { "absent" }
+                )?;
+            }
+            Ok(())
         };
+    for item in &a.items {
+        let bytes = crate::input::item_bytes(item, a.hex)?;
         let removed = filter.remove(&bytes)?;
-        report(item, removed, &mut out)?;
+        report(item, &bytes, removed, &mut out)?;
     }
     if !a.file.is_empty() {
         // the items of files are read as bytes: --hex was applied by for_each_item
         crate::input::for_each_item(&a.file, a.hex, |bytes| {
             let removed = filter.remove(bytes)?;
-            let shown = if a.hex {
-                hex::encode(bytes)
-            } else {
-                String::from_utf8_lossy(bytes).into_owned()
-            };
-            report(&shown, removed, &mut out)
+            let shown = crate::input::display_item(bytes, a.hex);
+            report(&shown, bytes, removed, &mut out)
         })?;
     }
-    out.flush()?;
     if changed {
-        write_atomically(&a.filter, &filter.to_bytes())?;
+        update.replace(&crate::fsio::encode(filter.size_bytes(), || {
+            filter.to_bytes()
+        })?)?;
     }
+    out.flush()?;
     Ok(super::exit_all(all))
 }

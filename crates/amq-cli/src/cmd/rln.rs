@@ -1,7 +1,7 @@
 //! `amq rln`: the sliding-window cuckoo filter, a membership set by registration epochs
 //! (the rate-limiting-nullifier scenario: register is an append, slash a deletion).
 
-use super::{parse_fpr, write_atomically};
+use super::parse_fpr;
 use crate::input;
 use amq::rln::SlidingWindowCuckoo;
 use anyhow::{Context, Result};
@@ -154,7 +154,10 @@ pub fn run(a: Args) -> Result<ExitCode> {
 
 fn new(a: NewArgs) -> Result<ExitCode> {
     let set = SlidingWindowCuckoo::with_fpr(a.epoch_items, a.fpr, a.out.seed)?;
-    write_atomically(&a.out.output, &set.to_bytes())?;
+    crate::fsio::write(
+        &a.out.output,
+        &crate::fsio::encode(set.size_bytes(), || set.to_bytes())?,
+    )?;
     let buckets = 1u64 << set.log2_buckets();
     let bytes = buckets * u64::from((4 * set.fingerprint_bits()).div_ceil(8));
     eprintln!(
@@ -168,6 +171,7 @@ fn new(a: NewArgs) -> Result<ExitCode> {
 }
 
 fn register(a: RegisterArgs) -> Result<ExitCode> {
+    let update = crate::fsio::Update::lock(&a.filter)?;
     let mut set = load(&a.filter)?;
     let mut out = crate::output::stdout();
     input::for_each_item(&a.files, a.hex, |item| {
@@ -184,7 +188,7 @@ fn register(a: RegisterArgs) -> Result<ExitCode> {
         Ok(())
     })?;
     out.flush()?;
-    write_atomically(&a.filter, &set.to_bytes())?;
+    update.replace(&crate::fsio::encode(set.size_bytes(), || set.to_bytes())?)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -199,6 +203,7 @@ fn contains(a: ContainsArgs) -> Result<ExitCode> {
 }
 
 fn slash(a: SlashArgs) -> Result<ExitCode> {
+    let update = crate::fsio::Update::lock(&a.filter)?;
     let mut set = load(&a.filter)?;
     let mut out = crate::output::stdout();
     let (mut all, mut changed) = (true, false);
@@ -218,7 +223,7 @@ fn slash(a: SlashArgs) -> Result<ExitCode> {
     }
     out.flush()?;
     if changed {
-        write_atomically(&a.filter, &set.to_bytes())?;
+        update.replace(&crate::fsio::encode(set.size_bytes(), || set.to_bytes())?)?;
     }
     Ok(super::exit_all(all))
 }
@@ -255,7 +260,7 @@ fn export(a: ExportArgs) -> Result<ExitCode> {
     let set = load(&a.filter)?;
     let part = set.export_epoch(a.epoch)?;
     let bytes = part.to_bytes();
-    write_atomically(&a.output, &bytes)?;
+    crate::fsio::write(&a.output, &bytes)?;
     eprintln!(
         "exported epoch {} ({} members): {} bytes",
         a.epoch,
@@ -266,10 +271,11 @@ fn export(a: ExportArgs) -> Result<ExitCode> {
 }
 
 fn apply(a: ApplyArgs) -> Result<ExitCode> {
+    let update = crate::fsio::Update::lock(&a.filter)?;
     let mut set = load(&a.filter)?;
     let part = load(&a.export)?;
     set.apply_epoch(&part)
         .with_context(|| format!("{}", a.export.display()))?;
-    write_atomically(&a.filter, &set.to_bytes())?;
+    update.replace(&crate::fsio::encode(set.size_bytes(), || set.to_bytes())?)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,6 +1,6 @@
 //! `amq ttl`: the TTL cuckoo filter, a cuckoo filter whose entries expire one by one.
 
-use super::{parse_fpr, write_atomically};
+use super::parse_fpr;
 use crate::input;
 use amq::clock::{Clock, SystemClock};
 use amq::ttl::{TtlCuckooFilter, TtlSpec};
@@ -144,7 +144,10 @@ fn new(a: NewArgs) -> Result<ExitCode> {
         amq::AnyFilter::TtlCuckoo(f) => f,
         other => bail!("planned a {} filter", other.kind().name()),
     };
-    write_atomically(&a.out.output, &f.to_bytes())?;
+    crate::fsio::write(
+        &a.out.output,
+        &crate::fsio::encode(f.size_bytes(), || f.to_bytes())?,
+    )?;
     eprintln!(
         "created ttl cuckoo: {} buckets of 4 slots of {} + {} bits ({} bytes), tick {} s, TTLs up to {} s (default {} s); fpr {:.4}% at {} live items",
         f.buckets(),
@@ -162,6 +165,7 @@ fn new(a: NewArgs) -> Result<ExitCode> {
 
 fn insert(a: InsertArgs) -> Result<ExitCode> {
     let c = a.clocked;
+    let update = crate::fsio::Update::lock(&c.filter)?;
     let mut f = load(&c.filter)?;
     let now = now_or_clock(c.now);
     let (mut count, mut new) = (0u64, 0u64);
@@ -177,7 +181,7 @@ fn insert(a: InsertArgs) -> Result<ExitCode> {
         new += u64::from(stored);
         Ok(())
     })?;
-    write_atomically(&c.filter, &f.to_bytes())?;
+    update.replace(&crate::fsio::encode(f.size_bytes(), || f.to_bytes())?)?;
     eprintln!(
         "inserted {count} items ({new} new entries), live until {}",
         amq::ttl::expiry(now, a.ttl, f.tick())
@@ -193,6 +197,7 @@ fn contains(a: ContainsArgs) -> Result<ExitCode> {
 }
 
 fn remove(a: RemoveArgs) -> Result<ExitCode> {
+    let update = crate::fsio::Update::lock(&a.filter)?;
     let mut f = load(&a.filter)?;
     let now = now_or_clock(a.now);
     let mut out = crate::output::stdout();
@@ -213,7 +218,7 @@ fn remove(a: RemoveArgs) -> Result<ExitCode> {
     }
     out.flush()?;
     if changed {
-        write_atomically(&a.filter, &f.to_bytes())?;
+        update.replace(&crate::fsio::encode(f.size_bytes(), || f.to_bytes())?)?;
     }
     Ok(super::exit_all(all))
 }

@@ -1,6 +1,5 @@
 //! `amq window`: the sliding-window Bloom filter of mutator sets, with positions.
 
-use super::write_atomically;
 use crate::input;
 use amq::window::{SlidingWindowBloom, WindowParams};
 use anyhow::{Context, Result};
@@ -135,7 +134,10 @@ fn new(a: NewArgs) -> Result<ExitCode> {
         .context("--hashes is too large")?,
     };
     let f = SlidingWindowBloom::new(params, a.out.seed)?;
-    write_atomically(&a.out.output, &f.to_bytes())?;
+    crate::fsio::write(
+        &a.out.output,
+        &crate::fsio::encode(f.size_bytes(), || f.to_bytes())?,
+    )?;
     eprintln!(
         "created sliding-window bloom: W = {} bits, S = {} bits, B = {}, k = {} ({} bytes of window)",
         params.window_bits,
@@ -148,6 +150,7 @@ fn new(a: NewArgs) -> Result<ExitCode> {
 }
 
 fn insert(a: InsertArgs) -> Result<ExitCode> {
+    let update = crate::fsio::Update::lock(&a.filter)?;
     let mut f = load(&a.filter)?;
     let mut out = crate::output::stdout();
     let mut next = a.at;
@@ -161,17 +164,16 @@ fn insert(a: InsertArgs) -> Result<ExitCode> {
             None => f.insert(item)?,
         };
         if a.json {
-            crate::output::json_line(
-                &mut out,
-                &serde_json::json!({"item": input::display_item(item, a.hex), "position": position}),
-            )?;
+            let mut obj = serde_json::json!({ "position": position });
+            input::set_item(&mut obj, "item", item, a.hex);
+            crate::output::json_line(&mut out, &obj)?;
         } else {
             writeln!(out, "{position}\t{}", input::display_item(item, a.hex))?;
         }
         Ok(())
     })?;
+    update.replace(&crate::fsio::encode(f.size_bytes(), || f.to_bytes())?)?;
     out.flush()?;
-    write_atomically(&a.filter, &f.to_bytes())?;
     Ok(ExitCode::SUCCESS)
 }
 

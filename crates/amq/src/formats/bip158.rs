@@ -139,15 +139,58 @@ impl BlockFilter {
         let hashes = distinct_sorted_hashes(elements, &hasher);
         let gcs = Gcs::from_sorted_hashes(&hashes, p, m)?;
         drop(hashes);
-        let mut bytes = Vec::with_capacity(9 + gcs.as_bytes().len());
-        write_compact_size(gcs.n(), &mut bytes);
-        let prefix = bytes.len();
-        bytes.extend_from_slice(gcs.as_bytes());
+        Self::with_prefix(block_hash, gcs)
+    }
+
+    /// The filter of the elements whose hashes ([`BlockHasher`]) are `hashes`, one per distinct
+    /// element, in any order (they are sorted in place): for callers that stream elements and
+    /// keep only their hashes, 8 bytes each ([`repeated_hashes`] and [`dedup_sorted_hashes`]
+    /// make the set). Nothing but the output is allocated beside them.
+    ///
+    /// # Errors
+    /// As [`Params::new`]; [`Error::OutOfMemory`](crate::Error::OutOfMemory) if the output
+    /// cannot be allocated.
+    ///
+    /// # Example
+    /// ```
+    /// use amq::formats::bip158::{BlockFilter, BlockHasher};
+    /// use amq::gcs::GcsHash;
+    /// let block_hash = [7u8; 32];
+    /// let h = BlockHasher::new(&block_hash);
+    /// let elements: [&[u8]; 2] = [&[0x51], &[0x52]];
+    /// let hashes: Vec<u64> = elements.iter().map(|e| h.hash64(e)).collect();
+    /// let streamed = BlockFilter::from_distinct_hashes(&block_hash, 19, 784_931, hashes)?;
+    /// assert_eq!(streamed, BlockFilter::build(&block_hash, &elements)?);
+    /// # Ok::<(), amq::Error>(())
+    /// ```
+    pub fn from_distinct_hashes(
+        block_hash: &[u8; 32],
+        p: u8,
+        m: u64,
+        mut hashes: Vec<u64>,
+    ) -> Result<Self> {
+        Params::new(hashes.len() as u64, p, m)?;
+        crate::gcs::sort_hashes(&mut hashes);
+        let gcs = Gcs::from_sorted_hashes(&hashes, p, m)?;
+        drop(hashes);
+        Self::with_prefix(block_hash, gcs)
+    }
+
+    /// The wire bytes: N as a CompactSize, then the set's bytes (moved up in place).
+    fn with_prefix(block_hash: &[u8; 32], gcs: Gcs<Vec<u8>>) -> Result<Self> {
+        let params = gcs.params();
+        let mut prefix = Vec::with_capacity(9);
+        write_compact_size(gcs.n(), &mut prefix);
+        let mut bytes = gcs.into_bytes();
+        bytes.try_reserve_exact(prefix.len()).map_err(|_| {
+            crate::Error::out_of_memory::<u8>("the block filter", (bytes.len() + 9) as u64)
+        })?;
+        bytes.splice(0..0, prefix.iter().copied());
         Ok(BlockFilter {
             block_hash: *block_hash,
-            params: gcs.params(),
+            params,
             bytes,
-            prefix,
+            prefix: prefix.len(),
         })
     }
 
@@ -291,13 +334,8 @@ fn sha256d(bytes: &[u8]) -> [u8; 32] {
 /// would in a set of byte strings).
 fn distinct_sorted_hashes<E: AsRef<[u8]>, H: GcsHash>(elements: &[E], hasher: &H) -> Vec<u64> {
     let mut hashes: Vec<u64> = elements.iter().map(|e| hasher.hash64(e.as_ref())).collect();
-    crate::gcs::sort::sort_u64(&mut hashes, u64::MAX);
-    let mut ties: Vec<u64> = Vec::new();
-    for w in hashes.windows(2) {
-        if w[0] == w[1] && ties.last() != Some(&w[0]) {
-            ties.push(w[0]);
-        }
-    }
+    crate::gcs::sort_hashes(&mut hashes);
+    let ties = repeated_hashes(&hashes);
     if ties.is_empty() {
         return hashes;
     }
@@ -312,34 +350,61 @@ fn distinct_sorted_hashes<E: AsRef<[u8]>, H: GcsHash>(elements: &[E], hasher: &H
         .collect();
     tied.sort_unstable();
     tied.dedup();
-    // keep each repeated hash once per distinct element
-    let (mut write, mut read, mut t) = (0, 0, 0);
-    while read < hashes.len() {
-        let v = hashes[read];
+    dedup_sorted_hashes(&mut hashes, |h| {
+        let from = tied.partition_point(|t| t.0 < h);
+        tied[from..].iter().take_while(|t| t.0 == h).count()
+    });
+    hashes
+}
+
+/// The values that occur more than once in `sorted` (ascending), each once: the only hashes
+/// whose elements must be compared to tell a repeated element from a collision.
+///
+/// # Example
+/// ```
+/// assert_eq!(amq::formats::bip158::repeated_hashes(&[1, 2, 2, 2, 5, 7, 7]), [2, 7]);
+/// ```
+pub fn repeated_hashes(sorted: &[u64]) -> Vec<u64> {
+    let mut ties: Vec<u64> = Vec::new();
+    for w in sorted.windows(2) {
+        if w[0] == w[1] && ties.last() != Some(&w[0]) {
+            ties.push(w[0]);
+        }
+    }
+    ties
+}
+
+/// Keeps each value of `sorted` once, except a repeated value h, which is kept `distinct(h)`
+/// times (the number of distinct elements with that hash, at least 1), in place: the set of
+/// elements' hashes, as BIP158 counts N.
+///
+/// # Example
+/// ```
+/// let mut v = vec![1, 2, 2, 2, 5, 7, 7];
+/// // two different elements hash to 2, one element twice to 7
+/// amq::formats::bip158::dedup_sorted_hashes(&mut v, |h| if h == 2 { 2 } else { 1 });
+/// assert_eq!(v, [1, 2, 2, 5, 7]);
+/// ```
+pub fn dedup_sorted_hashes(sorted: &mut Vec<u64>, mut distinct: impl FnMut(u64) -> usize) {
+    let (mut write, mut read) = (0, 0);
+    while read < sorted.len() {
+        let v = sorted[read];
         let mut end = read + 1;
-        while end < hashes.len() && hashes[end] == v {
+        while end < sorted.len() && sorted[end] == v {
             end += 1;
         }
         let keep = if end - read == 1 {
             1
         } else {
-            while tied[t].0 < v {
-                t += 1;
-            }
-            let first = t;
-            while t < tied.len() && tied[t].0 == v {
-                t += 1;
-            }
-            t - first
+            distinct(v).clamp(1, end - read)
         };
         for _ in 0..keep {
-            hashes[write] = v;
+            sorted[write] = v;
             write += 1;
         }
         read = end;
     }
-    hashes.truncate(write);
-    hashes
+    sorted.truncate(write);
 }
 
 pub use super::compact_size::{read_compact_size, write_compact_size};

@@ -152,6 +152,29 @@ impl CashuFilter {
         Ok(CashuFilter { gcs, hash })
     }
 
+    /// The filter of the items whose hashes under `hash` ([`CashuHash::hash`]) are `hashes`
+    /// (duplicates kept, any order; sorted in place): for callers that stream the items and
+    /// keep 8 bytes of each. Nothing but the output is allocated beside them.
+    ///
+    /// # Errors
+    /// As [`CashuFilter::build`]; [`Error::OutOfMemory`] if the output cannot be allocated.
+    ///
+    /// # Example
+    /// ```
+    /// use amq::formats::cashu::{CashuFilter, CashuHash};
+    /// let items = [[2u8; 33], [3u8; 33]];
+    /// let hashes = items.iter().map(|i| CashuHash::default().hash(i)).collect();
+    /// let streamed = CashuFilter::from_hashes(hashes, CashuHash::default(), 19, 784_931)?;
+    /// assert_eq!(streamed, CashuFilter::build(&items, CashuHash::default(), 19, 784_931)?);
+    /// # Ok::<(), amq::Error>(())
+    /// ```
+    pub fn from_hashes(hashes: Vec<u64>, hash: CashuHash, p: u8, m: u64) -> Result<Self> {
+        Ok(CashuFilter {
+            gcs: Gcs::from_hashes(hashes, p, m)?,
+            hash,
+        })
+    }
+
     /// Wraps received content (the decoded base64) as a filter of N items.
     ///
     /// # Errors

@@ -26,17 +26,31 @@ pub(crate) struct BitWriter {
     acc: u64,
     /// Free bits left in `acc` (1..=64).
     free: u32,
+    /// The size the output failed to grow to: the bytes are then lost and `finish` fails.
+    failed: Option<usize>,
 }
+
+/// What the writer's allocations are for, in [`Error::OutOfMemory`].
+const WHAT: &str = "the golomb-coded set";
 
 impl BitWriter {
     /// A writer whose output starts with `capacity` bytes reserved.
-    pub(crate) fn with_capacity(capacity: usize) -> Self {
-        BitWriter {
-            out: alloc::vec![0; capacity.max(16)],
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`] if they cannot be allocated.
+    pub(crate) fn with_capacity(capacity: usize) -> Result<Self> {
+        let len = capacity.max(16);
+        let mut out = Vec::new();
+        out.try_reserve_exact(len)
+            .map_err(|_| Error::out_of_memory::<u8>(WHAT, len as u64))?;
+        out.resize(len, 0);
+        Ok(BitWriter {
+            out,
             pos: 0,
             acc: 0,
             free: 64,
-        }
+            failed: None,
+        })
     }
 
     /// Writes the low `n` bits of `value` (1 ≤ n ≤ 64), most significant first. Bits of
@@ -67,10 +81,17 @@ impl BitWriter {
         self.pos += 8;
     }
 
+    /// Doubles the output. If that cannot be allocated, the writer notes it and goes on
+    /// writing over the start of the output it has (so nothing aborts), and `finish` fails.
     #[cold]
     fn grow(&mut self) {
-        let len = (self.out.len() * 2).max(self.pos + 16);
-        self.out.resize(len, 0);
+        let len = self.out.len().saturating_mul(2).max(self.pos + 16);
+        if self.out.try_reserve_exact(len - self.out.len()).is_ok() {
+            self.out.resize(len, 0);
+        } else {
+            self.failed = Some(len);
+            self.pos = 0;
+        }
     }
 
     /// Writes x in Golomb-Rice code with parameter `p` (≤ 32): `x >> p` one bits, a zero bit,
@@ -106,15 +127,21 @@ impl BitWriter {
     }
 
     /// Pads with zero bits to a whole byte and returns the bytes.
-    pub(crate) fn finish(mut self) -> Vec<u8> {
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`] if the output could not grow on the way.
+    pub(crate) fn finish(mut self) -> Result<Vec<u8>> {
         let used = 64 - self.free;
         let bytes = used.div_ceil(8) as usize;
         if self.pos + 8 > self.out.len() {
             self.grow();
         }
+        if let Some(len) = self.failed {
+            return Err(Error::out_of_memory::<u8>(WHAT, len as u64));
+        }
         self.out[self.pos..self.pos + 8].copy_from_slice(&self.acc.to_be_bytes());
         self.out.truncate(self.pos + bytes);
-        self.out
+        Ok(self.out)
     }
 }
 
@@ -296,7 +323,7 @@ mod tests {
 
     impl Default for BitWriter {
         fn default() -> Self {
-            Self::with_capacity(0)
+            Self::with_capacity(0).unwrap()
         }
     }
 
@@ -306,7 +333,7 @@ mod tests {
         w.write(0b1, 1);
         w.write(0b01, 2);
         assert_eq!(w.bit_len(), 3);
-        assert_eq!(w.finish(), vec![0b1010_0000]);
+        assert_eq!(w.finish().unwrap(), vec![0b1010_0000]);
     }
 
     #[test]
@@ -317,7 +344,7 @@ mod tests {
         w.write(0xFF, 8);
         w.write(0, 1);
         assert_eq!(w.bit_len(), 72);
-        let bytes = w.finish();
+        let bytes = w.finish().unwrap();
         assert_eq!(bytes.len(), 9);
         assert_eq!(bytes[..8], [0xFF; 8]);
         assert_eq!(bytes[8], 0xFE);
@@ -328,7 +355,7 @@ mod tests {
                 w.write(0, lead);
             }
             w.write(0x8000_0000_0000_0001, 64);
-            let bytes = w.finish();
+            let bytes = w.finish().unwrap();
             let mut r = BitReader::at(&bytes, u64::from(lead)).unwrap();
             assert_eq!(r.peek() >> 63, 1, "lead {lead}");
             assert_eq!(bytes.len() as u32, (lead + 64).div_ceil(8));
@@ -342,11 +369,11 @@ mod tests {
         // x = 5, p = 2: q = 1 -> "10", r = 01 -> "1001"
         let mut w = BitWriter::default();
         w.golomb(5, 2);
-        assert_eq!(w.finish(), vec![0b1001_0000]);
+        assert_eq!(w.finish().unwrap(), vec![0b1001_0000]);
         // a long quotient crosses words and the 32-bit chunks
         let mut w = BitWriter::default();
         w.golomb((100 << 3) | 5, 3);
-        let bytes = w.finish();
+        let bytes = w.finish().unwrap();
         let mut r = BitReader::at(&bytes, 0).unwrap();
         assert_eq!(r.golomb(3).unwrap(), (100 << 3) | 5);
         assert!(r.rest_is_zero());
@@ -370,7 +397,7 @@ mod tests {
         w.golomb(5, 7);
         w.golomb(200, 7);
         w.golomb(0, 7);
-        let bytes = w.finish();
+        let bytes = w.finish().unwrap();
         assert_eq!(bytes.len(), 4);
         assert_eq!(count_codes(&bytes, 7).unwrap(), 3);
         assert_eq!(count_codes(&[], 7).unwrap(), 0);
@@ -387,7 +414,7 @@ mod tests {
         w.write(0b101, 3);
         w.golomb(1234, 5);
         w.golomb(7, 5);
-        let bytes = w.finish();
+        let bytes = w.finish().unwrap();
         let mut r = BitReader::at(&bytes, 3).unwrap();
         assert_eq!(r.golomb(5).unwrap(), 1234);
         assert_eq!(r.golomb(5).unwrap(), 7);

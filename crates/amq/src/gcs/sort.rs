@@ -19,7 +19,6 @@ const BIG_BUCKET: usize = 4096;
 const SMALL: usize = 256;
 
 /// Sorts `values`, every one of which is at most `max_value`, in ascending order.
-#[cfg_attr(not(feature = "bip158"), allow(dead_code))] // used by formats/bip158.rs and the tests
 pub(crate) fn sort_u64(values: &mut [u64], max_value: u64) {
     sort_u64_then(values, max_value, |_| {});
 }

@@ -485,12 +485,18 @@ pub fn bloom_plan(kind: Kind, n: u64, target: Target, k: Option<u32>) -> Result<
         }
         (false, Target::Bits(_) | Target::Memory(_)) => {
             let m = if let Target::Memory(bytes) = target {
-                (bytes / 8) * 64
+                (bytes / 8).saturating_mul(64)
             } else if let Target::Bits(m) = target {
                 m
             } else {
                 0
             };
+            if m > 1 << 63 {
+                return Err(Error::invalid(
+                    "m",
+                    "the filter would need more than 2^63 bits",
+                ));
+            }
             if m == 0 {
                 return Err(Error::invalid(
                     "m",
@@ -516,6 +522,12 @@ pub fn bloom_plan(kind: Kind, n: u64, target: Target, k: Option<u32>) -> Result<
                 return Err(Error::invalid(
                     "m",
                     "a blocked filter needs at least one 64-byte block",
+                ));
+            }
+            if blocks > 1 << 54 {
+                return Err(Error::invalid(
+                    "m",
+                    "the filter would need more than 2^63 bits",
                 ));
             }
             let k = match k {

@@ -183,6 +183,11 @@ impl AnyFilter {
         each!(self, f => f.to_bytes())
     }
 
+    /// Payload bytes (what [`Info::bytes`] says, without computing the rest of the info).
+    pub fn size_bytes(&self) -> u64 {
+        each!(self, f => f.size_bytes())
+    }
+
     /// The kind.
     pub fn kind(&self) -> Kind {
         match self {

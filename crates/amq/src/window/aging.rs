@@ -10,6 +10,8 @@ use crate::wire::{self, Kind};
 use alloc::vec;
 use alloc::vec::Vec;
 
+mod clock;
+
 /// The most generations an [`AgingBloom`] may have.
 pub const MAX_GENERATIONS: u32 = 64;
 
@@ -114,6 +116,13 @@ pub(super) fn check(m: u64, k: u32, g: u32, rotation: Rotation) -> Result<()> {
         }
         _ => {}
     }
+    let (Rotation::Count(period) | Rotation::Time(period)) = rotation;
+    if period.checked_mul(u64::from(g)).is_none() {
+        return Err(Error::invalid(
+            "window",
+            alloc::format!("{g} generations of {period} overflow 64 bits"),
+        ));
+    }
     let bits = m.checked_mul(u64::from(group_bits(g)));
     if bits.is_none_or(|b| b.div_ceil(64) > isize::MAX as u64 / 8) {
         return Err(Error::invalid("m", "too many bits for this platform"));
@@ -126,8 +135,8 @@ impl AgingBloom<NoClock> {
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] if m is 0, k is not in `1..=64`, g is not in
-    /// `2..=`[`MAX_GENERATIONS`], the rotation period is 0, or the filter does not fit in
-    /// memory.
+    /// `2..=`[`MAX_GENERATIONS`], the rotation period is 0 or g times it overflows 64 bits, or
+    /// the filter does not fit in the address space; [`Error::OutOfMemory`] if it cannot be allocated.
     pub fn new(m: u64, k: u32, generations: u32, rotation: Rotation, seed: u64) -> Result<Self> {
         check(m, k, generations, rotation)?;
         let g_bits = group_bits(generations);
@@ -138,7 +147,10 @@ impl AgingBloom<NoClock> {
             group_bits: g_bits,
             seed,
             rotation,
-            words: vec![0; (m * u64::from(g_bits)).div_ceil(64) as usize],
+            words: crate::bits::try_zeroed(
+                (m * u64::from(g_bits)).div_ceil(64),
+                "the generations",
+            )?,
             current: 0,
             epoch: 0,
             counts: vec![0; generations as usize],

@@ -149,13 +149,14 @@ impl SlidingWindowBloom {
     /// An empty filter of the given shape, hashing with `seed`.
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] as [`WindowParams::check`].
+    /// [`Error::InvalidParameter`] as [`WindowParams::check`]; [`Error::OutOfMemory`] if the
+    /// window of W bits cannot be allocated.
     pub fn new(params: WindowParams, seed: u64) -> Result<Self> {
         params.check()?;
         Ok(SlidingWindowBloom {
             params,
             seed,
-            ring: vec![0; (params.window_bits / 64) as usize],
+            ring: crate::bits::try_zeroed(params.window_bits / 64, "the window")?,
             batch: 0,
             next: 0,
             inserted: 0,

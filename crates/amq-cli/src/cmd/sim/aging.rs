@@ -57,7 +57,7 @@ pub(super) fn run(a: AgingArgs) -> Result<ExitCode> {
     let (mut rows, mut missed_total) = (Vec::new(), 0u64);
     let mut inserted = 0u64;
     for p in 1..=a.points {
-        let upto = a.n * p / a.points;
+        let upto = (u128::from(a.n) * u128::from(p) / u128::from(a.points)) as u64;
         while inserted < upto {
             f.insert(&inserted)?;
             inserted += 1;

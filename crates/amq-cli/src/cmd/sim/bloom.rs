@@ -62,7 +62,7 @@ pub(super) fn run(a: BloomArgs) -> Result<ExitCode> {
     let mut rows = Vec::new();
     let mut inserted = 0u64;
     for p in 1..=a.points {
-        let upto = a.n * p / a.points;
+        let upto = (u128::from(a.n) * u128::from(p) / u128::from(a.points)) as u64;
         while inserted < upto {
             filter.insert(&random_member(&mut rng).to_le_bytes())?;
             inserted += 1;

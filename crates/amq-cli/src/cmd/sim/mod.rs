@@ -108,7 +108,7 @@ fn finish(
     let name = common.name.clone().unwrap_or(default_name);
     let csv_path = common.out.join(format!("{name}.csv"));
     let svg_path = common.out.join(format!("{name}.svg"));
-    super::write_atomically(&csv_path, csv.as_bytes())?;
+    crate::fsio::write(&csv_path, csv.as_bytes())?;
     draw(&svg_path, plot)?;
     let mut summary = summary;
     summary["csv"] = csv_path.display().to_string().into();

@@ -44,7 +44,11 @@ pub(super) fn run(a: NegativeArgs) -> Result<ExitCode> {
     }
     let mut cache = NegativeCache::new(a.l, a.b, a.ways, a.common.seed)?;
     let domain = usize::try_from(a.domain).context("--domain is too large")?;
-    let mut truth = vec![false; domain];
+    let mut truth = Vec::new();
+    truth
+        .try_reserve_exact(domain)
+        .map_err(|_| crate::input::cannot_allocate(domain, "the domain (--domain)"))?;
+    truth.resize(domain, false);
     let mut distinct = 0u64;
     let queries = a.queries.unwrap_or(a.n).max(1);
     let mut rng = StdRng::seed_from_u64(a.common.seed);

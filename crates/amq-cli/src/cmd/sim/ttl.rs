@@ -111,7 +111,7 @@ pub(super) fn run(a: TtlArgs) -> Result<ExitCode> {
     std::fs::create_dir_all(&a.common.out)?;
     let exp_csv_path = a.common.out.join(format!("{name}-expiry.csv"));
     let exp_svg_path = a.common.out.join(format!("{name}-expiry.svg"));
-    crate::cmd::write_atomically(&exp_csv_path, exp_csv.as_bytes())?;
+    crate::fsio::write(&exp_csv_path, exp_csv.as_bytes())?;
     let col = |rows: &[(f64, f64, f64)], j: usize| -> Vec<(f64, f64)> {
         rows.iter().map(|r| (r.0, [r.1, r.2][j])).collect()
     };

@@ -59,11 +59,14 @@ pub(super) fn run(a: WindowArgs) -> Result<ExitCode> {
     let mut csv = String::from("items,position,archived,queries,false_positives,fpr,fpr_formula\n");
     let (mut latest, mut old) = (Vec::new(), Vec::new());
     for p in 1..=a.points {
-        let upto = a.n * p / a.points;
+        let upto = (u128::from(a.n) * u128::from(p) / u128::from(a.points)) as u64;
         while f.next_position() < upto {
             f.insert(&random_member(&mut rng))?;
         }
         let n = f.next_position();
+        if n == 0 {
+            continue; // fewer items than points: nothing inserted yet
+        }
         let mut probe = |position: u64| {
             let (fp, got) = false_positives(&mut rng, a.queries, |x| f.contains(&x, position));
             let formula = params.fpr(n, position);

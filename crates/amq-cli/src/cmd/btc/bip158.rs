@@ -4,9 +4,11 @@
 //! the reverse of the internal order they are hashed in).
 
 use crate::input;
-use amq::formats::bip158::{self, basic_filter_elements, BlockFilter};
+use amq::formats::bip158::{self, basic_filter_elements, BlockFilter, BlockHasher};
+use amq::gcs::{hash_to_range, GcsHash};
 use anyhow::{bail, Context, Result};
 use clap::Subcommand;
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -58,7 +60,9 @@ pub struct ParamArgs {
 
 /// `amq btc gcs`.
 ///
-/// Elements are deduplicated (a set) before N is counted, as BIP158 says.
+/// Elements are deduplicated (a set) before N is counted, as BIP158 says. Memory: 8 bytes per
+/// element and the filter, plus the distinct elements that occur more than once (a second pass
+/// over the input tells them from hash collisions; stdin is kept in a temporary file for it).
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   amq btc gcs --block-hash 000000000933ea01ad0ee984209779baaec3ced90fa3f408719526f8d77f4943 scripts.txt
@@ -76,6 +80,8 @@ pub struct GcsArgs {
 /// `amq btc match`.
 ///
 /// Exit status 0 if every element may be in the filter, 1 if any is definitely absent.
+/// Memory: the filter and 17 bytes per element (the input is read twice; stdin is kept in a
+/// temporary file for the second pass).
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   amq btc match --block-hash 000000000933ea01ad0ee984209779baaec3ced90fa3f408719526f8d77f4943 --filter 019dfca8 my-scripts.txt")]
@@ -193,10 +199,36 @@ fn filter(a: FilterArgs) -> Result<ExitCode> {
 
 fn gcs(a: GcsArgs) -> Result<ExitCode> {
     let block_hash = parse_display_hash(&a.block_hash, "--block-hash")?;
-    let elements = read_elements(&a.files)?;
-    let f = BlockFilter::build_with(&block_hash, a.params.p, a.params.m, &elements)?;
+    amq::gcs::Params::new(0, a.params.p, a.params.m)?;
+    let inputs = input::Rereadable::open(&a.files)?;
+    let hasher = BlockHasher::new(&block_hash);
+    let mut hashes = Vec::new();
+    inputs.for_each_item(true, |e| {
+        input::push(&mut hashes, hasher.hash64(e), "the element hashes")
+    })?;
+    amq::gcs::sort_hashes(&mut hashes);
+    let ties = bip158::repeated_hashes(&hashes);
+    if !ties.is_empty() {
+        // the distinct elements behind each repeated hash: duplicates, or a collision
+        let mut tied: BTreeMap<u64, Vec<Box<[u8]>>> = BTreeMap::new();
+        inputs.for_each_item(true, |e| {
+            let h = hasher.hash64(e);
+            if ties.binary_search(&h).is_ok() {
+                let seen = tied.entry(h).or_default();
+                if !seen.iter().any(|s| **s == *e) {
+                    seen.push(e.into());
+                }
+            }
+            Ok(())
+        })?;
+        bip158::dedup_sorted_hashes(&mut hashes, |h| tied.get(&h).map_or(1, Vec::len));
+    }
+    let f = BlockFilter::from_distinct_hashes(&block_hash, a.params.p, a.params.m, hashes)?;
     let mut out = crate::output::stdout();
-    writeln!(out, "{}", hex::encode(f.as_bytes()))?;
+    for chunk in f.as_bytes().chunks(1 << 15) {
+        out.write_all(hex::encode(chunk).as_bytes())?;
+    }
+    out.write_all(b"\n")?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
@@ -206,15 +238,25 @@ fn matches(a: MatchArgs) -> Result<ExitCode> {
     let bytes = input::parse_hex(&a.filter).context("--filter")?;
     let f = BlockFilter::from_bytes_with(&block_hash, a.params.p, a.params.m, bytes)
         .context("--filter")?;
-    let elements = read_elements(&a.files)?;
-    let hits = f.match_many(&elements).context("--filter")?;
+    let (hasher, set_f) = (f.hasher(), f.gcs().f());
+    let value = |e: &[u8]| hash_to_range(hasher.hash64(e), set_f);
+    let inputs = input::Rereadable::open(&a.files)?;
+    let mut targets = super::super::Targets::default();
+    inputs.for_each_item(true, |e| targets.push(value(e)))?;
+    targets.sort_and_find_repeats();
+    let answers = targets.answers(&f.gcs()).context("--filter")?;
+    drop(targets);
     let mut out = crate::output::stdout();
-    for (e, &hit) in elements.iter().zip(&hits) {
+    let mut next = answers.iter();
+    let mut all = true;
+    inputs.for_each_item(true, |e| {
+        let hit = *next.next().context("the input changed while it was read")?;
+        all &= hit;
         crate::output::json_line(
             &mut out,
             &serde_json::json!({ "element": hex::encode(e), "match": hit }),
-        )?;
-    }
+        )
+    })?;
     out.flush()?;
-    Ok(super::exit_all(hits.iter().all(|&h| h)))
+    Ok(super::super::exit_all(all))
 }

@@ -116,7 +116,7 @@ fn build(a: BuildArgs) -> Result<ExitCode> {
 fn contains(a: ContainsArgs) -> Result<ExitCode> {
     let bytes = crate::input::parse_hex(&a.filterload).context("the filterload payload")?;
     let filter = Bip37Filter::from_filterload(&bytes).context("the filterload payload")?;
-    super::Answers::maybe(a.json).print(a.items.iter().map(|item| {
+    super::super::Answers::maybe(a.json).print(a.items.iter().map(|item| {
         let key = crate::input::parse_hex(item)?;
         Ok((item.as_str(), filter.contains_bytes(&key)))
     }))

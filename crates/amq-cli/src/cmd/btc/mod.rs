@@ -1,8 +1,11 @@
 //! `amq btc ...`: Bitcoin filter formats.
 //!
-//! A clap `Subcommand` group. Each subcommand lives in its own module (`cmd/btc_<name>.rs`);
-//! add it here with ONE line at `// [btc-commands]` and ONE line at `// [btc-dispatch]`
-//! (insert your line just above the marker comment).
+//! A clap `Subcommand` group. Each subcommand lives in its own module (`cmd/btc/<name>.rs`,
+//! declared below with `pub mod`); add it here with ONE line at `// [btc-commands]` and ONE line
+//! at `// [btc-dispatch]` (insert your line just above the marker comment).
+
+pub mod bip158;
+pub mod bip37;
 
 use anyhow::Result;
 use clap::Subcommand;
@@ -23,18 +26,18 @@ pub struct Args {
 pub enum Command {
     /// BIP37 bloom filters: build a `filterload` payload, ask it about items.
     #[command(subcommand)]
-    Bip37(super::btc_bip37::Command),
+    Bip37(bip37::Command),
     /// BIP158 block filters: `filter`, `gcs`, `match`.
     #[command(flatten)]
-    Bip158(super::btc_bip158::Command),
+    Bip158(bip158::Command),
     // [btc-commands] further `amq btc` subcommands go here, one line each
 }
 
 /// Runs `amq btc ...`.
 pub fn run(a: Args) -> Result<ExitCode> {
     match a.command {
-        Command::Bip37(c) => super::btc_bip37::run(c),
-        Command::Bip158(c) => super::btc_bip158::run(c),
+        Command::Bip37(c) => bip37::run(c),
+        Command::Bip158(c) => bip158::run(c),
         // [btc-dispatch] further `amq btc` subcommands go here, one line each
     }
 }

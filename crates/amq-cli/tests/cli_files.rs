@@ -1,0 +1,350 @@
+//! Files: concurrent read-modify-write loses nothing, rewrites never clobber or leak, and
+//! outputs that are not regular files are written into or refused (issue 10, classes 1, 2, 7).
+//!
+//! `AMQ_TEST_BIN=/path/to/amq` runs these tests against another build of the binary (how the
+//! fixes were shown to be needed: the old binary fails them).
+
+use assert_cmd::Command;
+use std::fs;
+use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+fn bin() -> PathBuf {
+    match std::env::var_os("AMQ_TEST_BIN") {
+        Some(p) => PathBuf::from(p),
+        None => assert_cmd::cargo::cargo_bin("amq"),
+    }
+}
+
+fn amq() -> Command {
+    Command::new(bin())
+}
+
+fn spawn(args: &[&str], stdin: Option<&str>) -> Child {
+    let mut c = std::process::Command::new(bin());
+    c.args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    let mut input = child.stdin.take().unwrap();
+    if let Some(text) = stdin {
+        std::io::Write::write_all(&mut input, text.as_bytes()).unwrap();
+    }
+    drop(input);
+    child
+}
+
+/// Waits for a child, at most `limit`; kills it (and fails) if it takes longer.
+fn finish(mut child: Child, limit: Duration) -> std::process::Output {
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("amq ran for more than {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn info(path: &Path) -> serde_json::Value {
+    let out = amq().arg("info").arg("--json").arg(path).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// A cuckoo filter of 300,000 items (0.6 MB) in `dir`, the items 1..=300000.
+fn cuckoo(dir: &Path) -> PathBuf {
+    let items: String = (1..=300_000).map(|i| format!("{i}\n")).collect();
+    let path = dir.join("c.amq");
+    amq()
+        .args(["build", "--kind", "cuckoo", "--fpr", "0.001", "-o"])
+        .arg(&path)
+        .arg("-")
+        .write_stdin(items)
+        .assert()
+        .success();
+    path
+}
+
+#[test]
+fn concurrent_removes_lose_no_removal() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = cuckoo(dir.path());
+    let pristine = fs::read(&path).unwrap();
+    let p = path.to_str().unwrap();
+    let start = Instant::now();
+    for round in 0..12 {
+        fs::write(&path, &pristine).unwrap();
+        let a = spawn(&["remove", p, "17"], None);
+        let b = spawn(&["remove", p, "18"], None);
+        for out in [a, b].map(|c| finish(c, Duration::from_secs(20))) {
+            assert!(
+                out.status.success(),
+                "round {round}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(String::from_utf8_lossy(&out.stdout).starts_with("removed\t"));
+        }
+        assert_eq!(
+            info(&path)["items_inserted"],
+            299_998,
+            "round {round}: a removal was lost"
+        );
+        if start.elapsed() > Duration::from_secs(60) {
+            break;
+        }
+    }
+    assert_eq!(names_in(dir.path()), ["c.amq"]);
+}
+
+#[test]
+fn concurrent_window_inserts_get_distinct_positions() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.amq");
+    let p = path.to_str().unwrap();
+    amq()
+        .args(["window", "new", "--preset", "neptune", "-o", p])
+        .assert()
+        .success();
+    let pristine = fs::read(&path).unwrap();
+    let start = Instant::now();
+    for round in 0..12 {
+        fs::write(&path, &pristine).unwrap();
+        let a = spawn(&["window", "insert", p, "-"], Some("utxo-a\n"));
+        let b = spawn(&["window", "insert", p, "-"], Some("utxo-b\n"));
+        let mut positions: Vec<String> = [a, b]
+            .map(|c| finish(c, Duration::from_secs(20)))
+            .iter()
+            .map(|out| {
+                assert!(out.status.success());
+                let line = String::from_utf8_lossy(&out.stdout).into_owned();
+                line.split('\t').next().unwrap().to_string()
+            })
+            .collect();
+        positions.sort();
+        assert_eq!(positions, ["0", "1"], "round {round}");
+        assert_eq!(info(&path)["next_position"], 2, "round {round}");
+        if start.elapsed() > Duration::from_secs(60) {
+            break;
+        }
+    }
+}
+
+#[test]
+fn a_planted_symlink_at_a_guessable_temporary_name_is_not_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = cuckoo(dir.path());
+    let victim = dir.path().join("victim.txt");
+    fs::write(&victim, "precious\n").unwrap();
+    // the old rewrite wrote `.c.amq.tmp<PID>`: plant a link at every PID the next runs may get
+    let last: u32 = fs::read_to_string("/proc/sys/kernel/ns_last_pid")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(1);
+    for pid in last..last + 400 {
+        let _ = std::os::unix::fs::symlink(&victim, dir.path().join(format!(".c.amq.tmp{pid}")));
+    }
+    for item in ["5", "6", "7"] {
+        amq().arg("remove").arg(&path).arg(item).assert().success();
+    }
+    assert_eq!(fs::read_to_string(&victim).unwrap(), "precious\n");
+    assert!(fs::symlink_metadata(&path).unwrap().file_type().is_file());
+    assert_eq!(info(&path)["items_inserted"], 299_997);
+}
+
+#[test]
+fn a_rewrite_keeps_the_permissions_and_the_symlink() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = cuckoo(dir.path());
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
+    amq().arg("remove").arg(&path).arg("1").assert().success();
+    let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o7777;
+    assert_eq!(mode, 0o600, "a 0600 filter stays 0600");
+    // through a link: the target is updated and the link stays a link
+    let link = dir.path().join("link.amq");
+    std::os::unix::fs::symlink("c.amq", &link).unwrap();
+    amq().arg("remove").arg(&link).arg("2").assert().success();
+    assert!(fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(info(&path)["items_inserted"], 299_998);
+    assert_eq!(
+        fs::metadata(&path).unwrap().permissions().mode() & 0o7777,
+        0o600
+    );
+    // `-o` through a link to a file that does not exist yet creates the target
+    let dangling = dir.path().join("new-link.amq");
+    std::os::unix::fs::symlink("made.amq", &dangling).unwrap();
+    amq()
+        .args(["build", "--fpr", "0.01", "-o"])
+        .arg(&dangling)
+        .arg("-")
+        .write_stdin("a\nb\n")
+        .assert()
+        .success();
+    assert!(fs::symlink_metadata(&dangling)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(dir.path().join("made.amq").is_file());
+    assert_eq!(
+        names_in(dir.path()),
+        ["c.amq", "link.amq", "made.amq", "new-link.amq"]
+    );
+}
+
+fn build_to(output: &Path) -> std::process::Output {
+    amq()
+        .args(["build", "--fpr", "0.01", "--seed", "3", "-o"])
+        .arg(output)
+        .arg("-")
+        .write_stdin("a\nb\nc\n")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn outputs_that_are_not_regular_files_are_written_into_or_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f.amq");
+    assert!(build_to(&file).status.success());
+    let expected = fs::read(&file).unwrap();
+    // `-o -`: the filter on stdout
+    let out = build_to(Path::new("-"));
+    assert!(out.status.success());
+    assert_eq!(out.stdout, expected);
+    assert!(!Path::new("-").exists());
+    // a FIFO is written into, and stays a FIFO
+    let fifo = dir.path().join("pipe");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || fs::read(fifo).unwrap())
+    };
+    let out = build_to(&fifo);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(reader.join().unwrap(), expected);
+    assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+    // /dev/null is a character device: written into, never replaced
+    assert!(build_to(Path::new("/dev/null")).status.success());
+    assert!(fs::symlink_metadata("/dev/null")
+        .unwrap()
+        .file_type()
+        .is_char_device());
+    // a directory is refused with one line, and nothing is left beside it
+    let sub = dir.path().join("sub");
+    fs::create_dir(&sub).unwrap();
+    let out = build_to(&sub);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("error: ") && err.contains("directory"),
+        "{err}"
+    );
+    assert!(sub.is_dir());
+    assert_eq!(names_in(dir.path()), ["f.amq", "pipe", "sub"]);
+}
+
+/// A small tmpfs mounted for one test (needs root and a system that allows it), unmounted on
+/// drop.
+struct SmallFs(PathBuf);
+
+impl SmallFs {
+    fn mount(at: &Path, size: &str) -> Option<SmallFs> {
+        fs::create_dir_all(at).ok()?;
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(at)
+            .stderr(Stdio::null())
+            .status()
+            .ok()?
+            .success();
+        ok.then(|| SmallFs(at.to_path_buf()))
+    }
+}
+
+impl Drop for SmallFs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
+
+/// A full disk while a filter is rewritten: the filter is intact and no temporary file is
+/// left. On a real full tmpfs where one can be mounted, else with an injected write error.
+#[test]
+fn a_full_disk_leaves_the_filter_intact_and_no_temporary_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let mnt = dir.path().join("mnt");
+    // AMQ_TEST_NO_TMPFS=1 tries the injected error where a tmpfs could be mounted
+    let small = match std::env::var_os("AMQ_TEST_NO_TMPFS") {
+        Some(_) => None,
+        None => SmallFs::mount(&mnt, "1m"),
+    };
+    let (work, env): (PathBuf, Option<(&str, &str)>) = match &small {
+        Some(fs) => {
+            eprintln!("disk full: a 1 MiB tmpfs at {}", fs.0.display());
+            (fs.0.clone(), None)
+        }
+        None => {
+            eprintln!("disk full: tmpfs not available, AMQ_TEST_WRITE_FAILS_AFTER injected");
+            let work = dir.path().join("work");
+            fs::create_dir(&work).unwrap();
+            (work, Some(("AMQ_TEST_WRITE_FAILS_AFTER", "4096")))
+        }
+    };
+    let path = cuckoo(&work);
+    let before = fs::read(&path).unwrap();
+    if small.is_some() {
+        // fill the rest of the file system, so the 0.6 MB rewrite cannot fit
+        let free = 1 << 20usize;
+        let mut filler = fs::File::create(work.join("filler")).unwrap();
+        let chunk = vec![0u8; 4096];
+        for _ in 0..free / 4096 {
+            if std::io::Write::write_all(&mut filler, &chunk).is_err() {
+                break;
+            }
+        }
+        let _ = filler.sync_all();
+    }
+    let mut cmd = amq();
+    cmd.arg("remove").arg(&path).arg("9");
+    if let Some((k, v)) = env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("No space left on device"), "{err}");
+    assert_eq!(fs::read(&path).unwrap(), before, "the filter is intact");
+    let mut left = names_in(&work);
+    left.retain(|n| n != "filler");
+    assert_eq!(left, ["c.amq"], "no temporary file is left");
+}

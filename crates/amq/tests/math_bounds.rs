@@ -1,0 +1,156 @@
+//! The sizing maths returns in bounded time, for every input, with the accuracy it states
+//! (issue 10, class 3: `blocked_fpr` once summed a number of terms growing with √(n/blocks)).
+
+use amq::math::{
+    self, blocked_best_k, blocked_fpr, blocked_fpr_exact, blocked_size, bloom_plan as plan,
+    bloom_size, Target,
+};
+use amq::wire::Kind as PlanKind;
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// Runs `f` on a thread and fails if it takes longer than `limit` (debug builds, a shared
+/// machine: the limits are generous; release builds take well under 10 ms per call).
+fn within<T: Send + 'static>(
+    limit: Duration,
+    what: &str,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(limit)
+        .unwrap_or_else(|_| panic!("{what} took more than {limit:?}"))
+}
+
+const EXTREME_N: [u64; 7] = [
+    1,
+    1_000,
+    1_000_000_000,
+    1_000_000_000_000_000,
+    1 << 53,
+    u64::MAX / 2,
+    u64::MAX,
+];
+const BLOCKS: [u64; 7] = [1, 2, 3, 1_000, 1 << 20, 1 << 40, u64::MAX];
+
+#[test]
+fn the_blocked_model_takes_bounded_time_for_every_input() {
+    for n in EXTREME_N {
+        for blocks in BLOCKS {
+            for k in [1, 8, 32] {
+                let what = format!("blocked_fpr({n}, {blocks}, {k})");
+                let (a, b) = within(Duration::from_millis(200), &what, move || {
+                    (blocked_fpr(n, blocks, k), blocked_fpr_exact(n, blocks, k))
+                });
+                assert!(
+                    (0.0..=1.0).contains(&a) && (0.0..=1.0).contains(&b),
+                    "{what}: {a} {b}"
+                );
+            }
+            let what = format!("blocked_best_k({n}, {blocks})");
+            let k = within(Duration::from_millis(500), &what, move || {
+                blocked_best_k(n, blocks, 32)
+            });
+            assert!((1..=32).contains(&k));
+        }
+    }
+}
+
+#[test]
+fn the_issue_command_plans_at_once() {
+    // amq plan --items 1000000000000000 --bits 1000: two blocks, λ = 5·10^14
+    let p = within(Duration::from_secs(1), "plan", || {
+        plan(
+            PlanKind::BlockedBloom,
+            1_000_000_000_000_000,
+            Target::Bits(1000),
+            None,
+        )
+    })
+    .unwrap();
+    assert_eq!(p.m_bits, 1024);
+    assert!(p.fpr > 0.999_999 && p.fpr <= 1.0, "{}", p.fpr);
+}
+
+#[test]
+fn sizing_takes_bounded_time_and_never_panics() {
+    for n in EXTREME_N {
+        for e in [0.5, 0.01, 1e-9, 1e-100, 1e-300, f64::MIN_POSITIVE] {
+            for k in [None, Some(1), Some(32)] {
+                let what = format!("sizes for n = {n}, ε = {e}, k = {k:?}");
+                let (a, b) = within(Duration::from_secs(2), &what, move || {
+                    (bloom_size(n, e, k), blocked_size(n, e, k))
+                });
+                if let Ok((m, k)) = a {
+                    assert!(math::fpr(n, m, k) <= e, "{what}");
+                }
+                if let Ok((blocks, k)) = b {
+                    assert!(blocked_fpr(n, blocks, k) <= e, "{what}");
+                }
+                for kind in [PlanKind::Bloom, PlanKind::BlockedBloom] {
+                    for target in [
+                        Target::Fpr(e),
+                        Target::Bits(u64::MAX),
+                        Target::Memory(u64::MAX),
+                    ] {
+                        let p = within(Duration::from_secs(2), &what, move || {
+                            plan(kind, n, target, k)
+                        });
+                        if let Ok(p) = p {
+                            assert!(p.m_bits > 0 && p.bytes >= p.m_bits / 8, "{what}: {p:?}");
+                            assert!((0.0..=1.0).contains(&p.fpr), "{what}: {p:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// (n, k, Poisson ε, binomial ε) at 2^20 blocks, from `scripts/blocked_fpr_reference.py`
+/// (mpmath at 40 digits, every load within 40·√λ + 80 of the mean): λ from 0.001 to 30,000,
+/// both sides of the switch to the closed form at a mean load of 4,096.
+#[allow(clippy::excessive_precision)] // the digits the reference printed
+const REFERENCE: [(u64, u32, f64, f64); 26] = [
+    (1048, 1, 1.9520502111415501e-6, 1.9520502129595368e-6),
+    (1048, 8, 3.7654702093147617e-18, 3.7650796711977594e-18),
+    (1048, 32, 1.0013547405911999e-34, 9.9688636988705737e-35),
+    (314572, 1, 5.8576438290248754e-4, 5.8576438344786332e-4),
+    (314572, 8, 1.5738586239112969e-13, 1.5738409891066627e-13),
+    (314572, 32, 4.3596173945841645e-22, 4.3592741554253038e-22),
+    (7864320, 1, 1.4541671095493942e-2, 1.4541671108937979e-2),
+    (7864320, 8, 1.9709433718464179e-7, 1.9709399899951797e-7),
+    (7864320, 32, 1.1887937352863144e-8, 1.1887850207384217e-8),
+    (23068672, 1, 4.2058674734294693e-2, 4.2058674772629366e-2),
+    (23068672, 8, 1.0393792982054176e-4, 1.0393786815299323e-4),
+    (23068672, 32, 1.0215519394446073e-3, 1.0215504145336815e-3),
+    (104857600, 1, 1.7742243760133541e-1, 1.774224377509614e-1),
+    (104857600, 8, 1.5610278753995254e-1, 1.5610278449288616e-1),
+    (104857600, 32, 9.2932442833911951e-1, 9.2932443906604652e-1),
+    (1048576000, 1, 8.5816984091265747e-1, 8.5816984117064503e-1),
+    (1048576000, 8, 9.9999854304797908e-1, 9.9999854304814638e-1),
+    (1048576000, 32, 1.0, 1.0),
+    (4194304000, 1, 9.9959535483067374e-1, 9.9959535483361792e-1),
+    (4194304000, 8, 1.0, 1.0),
+    (4295491584, 1, 9.9966486481241106e-1, 9.9966486481490832e-1),
+    (4295491584, 8, 1.0, 1.0),
+    (5242880000, 1, 9.9994260911126053e-1, 9.999426091117825e-1),
+    (5242880000, 32, 1.0, 1.0),
+    (31457280000, 1, 1.0, 1.0),
+    (31457280000, 32, 1.0, 1.0),
+];
+
+#[test]
+fn the_bounded_sums_agree_with_the_full_sum() {
+    for (n, k, poisson, binomial) in REFERENCE {
+        for (got, want) in [
+            (blocked_fpr(n, 1 << 20, k), poisson),
+            (blocked_fpr_exact(n, 1 << 20, k), binomial),
+        ] {
+            let close = ((got - want) / want).abs() < 1e-12 || (got - want).abs() < 1e-13;
+            assert!(close, "n = {n}, k = {k}: {got} vs {want}");
+        }
+    }
+}
