@@ -49,6 +49,7 @@ enum Command {
     Eth(cmd::eth::Args),
     /// Remove items from a cuckoo filter (exit 1 if an item was not there).
     Remove(cmd::remove::Args),
+    Serve(cmd::serve::Args),
     // [commands] further commands go here, one line each
 }
 
@@ -69,6 +70,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Cashu(a) => cmd::cashu::run(a),
         Command::Eth(a) => cmd::eth::run(a),
         Command::Remove(a) => cmd::remove::run(a),
+        Command::Serve(a) => cmd::serve::run(a),
         // [dispatch] further commands go here, one line each
     }
 }

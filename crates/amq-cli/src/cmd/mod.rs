@@ -15,6 +15,7 @@ pub mod negative;
 pub mod plan;
 pub mod query;
 pub mod remove;
+pub mod serve;
 pub mod sim;
 pub mod window;
 // [modules] further command modules go here, one line each
