@@ -37,20 +37,17 @@ async fn serve(config: Config, store: Arc<RedbStore>) -> Result<(), Error> {
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
     let addr = listener.local_addr()?;
-    {
-        let mut out = std::io::stdout().lock();
-        writeln!(
-            out,
-            "amq serve: listening on http://{addr} (data in {})",
-            config.data.display()
-        )?;
-        let page = match config.preload.first() {
-            Some(p) => format!("http://{addr}/?filter={}", p.name),
-            None => format!("http://{addr}/"),
-        };
-        writeln!(out, "amq serve: the name page is at {page}")?;
-        out.flush()?;
-    }
+    // printed for whoever started the server; a closed stdout does not stop it
+    let page = match config.preload.first() {
+        Some(p) => format!("http://{addr}/?filter={}", p.name),
+        None => format!("http://{addr}/"),
+    };
+    let _ = writeln!(
+        std::io::stdout(),
+        "amq serve: listening on http://{addr} (data in {})\namq serve: the name page is at {page}",
+        config.data.display()
+    )
+    .and_then(|()| std::io::stdout().flush());
     if !addr.ip().is_loopback() && config.token.is_none() {
         eprintln!("amq serve: warning: listening beyond loopback without --token-file");
     }
