@@ -60,7 +60,7 @@ async function check(name, n) {
   if (answer.maybe) {
     show("taken", `“${name}” is probably taken.`,
       `Why “probably”: a ${kind} filter says “maybe present” for every name it holds, and ` +
-      `also, by chance, for ${oneIn(fpr)} names it does not hold (ε ≈ ${fpr.toPrecision(2)}). ` +
+      `also, by chance, for ${oneIn(fpr)} names it does not hold (ε\u00a0≈\u00a0${fpr.toPrecision(2)}). ` +
       `So this name is taken, or very rarely a free name that looks taken.`);
   } else {
     show("available", `“${name}” is available.`,
