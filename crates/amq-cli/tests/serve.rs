@@ -288,12 +288,21 @@ fn the_cashu_response_is_what_amq_cashu_build_prints() {
 
 /// 20 rounds: clients add items while the server is killed with SIGKILL at a varying moment;
 /// after each restart every item whose add got a 2xx is found, in the filter and in the
-/// Cashu keyset's spent filter.
+/// Cashu keyset's spent filter; at the end, every acknowledged state change is in the served
+/// open block of its compact state filter sequence.
 #[test]
 fn kill_9_loses_no_acknowledged_item() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    let s = Server::start(&data, &["--cashu-refresh", "0"]);
+    const ARGS: [&str; 6] = [
+        "--cashu-refresh",
+        "0",
+        "--state-filter",
+        "proof_state:20",
+        "--state-open-interval",
+        "1",
+    ];
+    let s = Server::start(&data, &ARGS);
     assert_eq!(
         s.json(
             "PUT",
@@ -307,9 +316,10 @@ fn kill_9_loses_no_acknowledged_item() {
     s.kill9();
     let acked: Arc<Mutex<Vec<String>>> = Arc::default();
     let acked_ys: Arc<Mutex<Vec<Vec<u8>>>> = Arc::default();
+    let acked_states: Arc<Mutex<Vec<[u8; 32]>>> = Arc::default();
     let started = Instant::now();
     for round in 0..20u64 {
-        let s = Server::start(&data, &["--cashu-refresh", "0"]);
+        let s = Server::start(&data, &ARGS);
         // everything acknowledged before the last kill is there
         let want = acked.lock().unwrap().clone();
         assert!(
@@ -330,6 +340,7 @@ fn kill_9_loses_no_acknowledged_item() {
         let mut clients = Vec::new();
         for c in 0..3u64 {
             let (addr, acked, acked_ys) = (s.addr.clone(), acked.clone(), acked_ys.clone());
+            let acked_states = acked_states.clone();
             clients.push(std::thread::spawn(move || {
                 for b in 0u64.. {
                     let batch = items(&format!("r{round}c{c}b{b}"), 0..200);
@@ -342,7 +353,15 @@ fn kill_9_loses_no_acknowledged_item() {
                     let body =
                         serde_json::to_vec(&json!({"items_hex": [hex::encode(&y)]})).unwrap();
                     match http(&addr, "POST", "/api/v1/cashu/k/spent", &body) {
-                        Ok((200, _)) => acked_ys.lock().unwrap().push(y),
+                        Ok((200, _)) => acked_ys.lock().unwrap().push(y.clone()),
+                        _ => return,
+                    }
+                    let mut point = vec![2u8; 33];
+                    point[28..].copy_from_slice(&y);
+                    let change = json!({"kind": "proof_state", "id_hex": hex::encode(&point), "state": "SPENT"});
+                    let e = amq::formats::cashu_state::Element::parse(amq::formats::cashu_state::Kind::ProofState, &point, "SPENT").unwrap().hash();
+                    match http(&addr, "POST", "/api/v1/cashu/state", &serde_json::to_vec(&change).unwrap()) {
+                        Ok((200, _)) => acked_states.lock().unwrap().push(e),
                         _ => return,
                     }
                 }
@@ -354,13 +373,32 @@ fn kill_9_loses_no_acknowledged_item() {
             c.join().unwrap();
         }
     }
-    let s = Server::start(&data, &[]);
+    let s = Server::start(&data, &ARGS);
     let want = acked.lock().unwrap().clone();
     assert!(all_found(&s, "f", &want));
+    // the open block is served as of the last 1-second boundary: wait for one
+    std::thread::sleep(Duration::from_millis(1100));
+    let (_, info) = s.json("GET", "/v1/filters/info/proof_state", None);
+    let height = info["blocks"].as_array().unwrap().len() - 1;
+    let (status, bytes) = s
+        .call(
+            "GET",
+            &format!("/v1/filters/blocks/proof_state/{height}"),
+            None,
+        )
+        .unwrap();
+    assert_eq!((status, height), (200, 0));
+    let block = amq::formats::cashu_state::Block::from_bytes(bytes).unwrap();
+    let states = acked_states.lock().unwrap().clone();
+    assert!(
+        states.iter().all(|e| block.contains_element(e)),
+        "an acknowledged state change is missing"
+    );
     eprintln!(
-        "20 kill -9 rounds, {} items and {} Ys acknowledged, all found, in {:?}",
+        "20 kill -9 rounds, {} items, {} Ys and {} state changes acknowledged, all found, in {:?}",
         want.len(),
         acked_ys.lock().unwrap().len(),
+        states.len(),
         started.elapsed()
     );
     assert!(

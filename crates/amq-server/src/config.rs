@@ -103,6 +103,8 @@ pub struct Config {
     pub limits: Limits,
     /// Word lists to build at startup.
     pub preload: Vec<Preload>,
+    /// The Cashu compact state filter sequences.
+    pub state_filters: crate::StateFiltersConfig,
 }
 
 #[cfg(test)]

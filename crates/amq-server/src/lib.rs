@@ -24,6 +24,7 @@ mod layers;
 mod page;
 mod routes;
 mod serve;
+pub mod state;
 pub mod store;
 
 pub use config::{Config, Limits, Preload};
@@ -31,37 +32,75 @@ pub use engine::Engine;
 pub use error::{ApiError, CashuError};
 pub use routes::openapi;
 pub use serve::run;
+pub use state::{ServerClock, StateFilters, StateFiltersConfig};
 
 use std::sync::Arc;
-use store::{MemoryStore, Store, StoreError};
+use store::{MemoryStore, Store};
 
-/// What every handler shares: the engine, the limits and the write token.
+/// Any error of opening the state or serving.
+pub type Error = Box<dyn std::error::Error + Send + Sync>;
+
+/// What the state is opened with.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    /// The limits.
+    pub limits: Limits,
+    /// The write token (`None`: writes are open).
+    pub token: Option<String>,
+    /// The Cashu compact state filter sequences.
+    pub state_filters: StateFiltersConfig,
+    /// The state filters' clock.
+    pub clock: ServerClock,
+}
+
+/// What every handler shares: the engine, the state filters and the settings.
 #[derive(Debug, Clone)]
 pub struct AppState(Arc<Inner>);
 
 #[derive(Debug)]
 struct Inner {
     engine: Engine,
-    limits: Limits,
-    token: Option<String>,
+    state_filters: StateFilters,
+    settings: Settings,
 }
 
 impl AppState {
-    /// The state over a store (opened: every filter is loaded and the committer started);
-    /// with `token`, every write needs `Authorization: Bearer <token>`.
+    /// The state over a store: every filter and keyset is loaded, the committer started,
+    /// and every configured state-filter sequence opened.
     ///
     /// # Errors
-    /// The store failed or holds what this version cannot read.
+    /// The store failed or holds what this version cannot read; a bad state-filter setting.
+    pub fn open(store: Arc<dyn Store>, settings: Settings) -> Result<Self, Error> {
+        let state_filters = StateFilters::open(
+            store.clone(),
+            &settings.state_filters,
+            settings.clock.clone(),
+        )
+        .map_err(|e| format!("state filters: {e}"))?;
+        Ok(AppState(Arc::new(Inner {
+            engine: Engine::open(store)?,
+            state_filters,
+            settings,
+        })))
+    }
+
+    /// [`open`](Self::open) with these limits and token and no state filters.
+    ///
+    /// # Errors
+    /// As [`open`](Self::open).
     pub fn new(
         store: Arc<dyn Store>,
         limits: Limits,
         token: Option<String>,
-    ) -> Result<Self, StoreError> {
-        Ok(AppState(Arc::new(Inner {
-            engine: Engine::open(store)?,
-            limits,
-            token,
-        })))
+    ) -> Result<Self, Error> {
+        Self::open(
+            store,
+            Settings {
+                limits,
+                token,
+                ..Settings::default()
+            },
+        )
     }
 
     /// The state over a fresh [`MemoryStore`] (tests).
@@ -74,14 +113,24 @@ impl AppState {
         &self.0.engine
     }
 
+    /// The state filters.
+    pub fn state_filters(&self) -> &StateFilters {
+        &self.0.state_filters
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &Settings {
+        &self.0.settings
+    }
+
     /// The limits.
     pub fn limits(&self) -> &Limits {
-        &self.0.limits
+        &self.0.settings.limits
     }
 
     /// The write token, if writes need one.
     pub fn token(&self) -> Option<&str> {
-        self.0.token.as_deref()
+        self.0.settings.token.as_deref()
     }
 }
 

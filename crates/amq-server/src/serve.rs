@@ -10,8 +10,7 @@ use std::io::Write as _;
 use std::sync::Arc;
 use std::time::Instant;
 
-/// Any error of [`run`].
-pub type Error = Box<dyn std::error::Error + Send + Sync>;
+use crate::Error;
 
 /// Serves until Ctrl-C or SIGTERM. Prints `listening on http://ADDR` (the real port when
 /// `--listen` asked for port 0) and the page's URL on stdout once it accepts connections.
@@ -29,7 +28,13 @@ pub fn run(config: Config) -> Result<(), Error> {
 }
 
 async fn serve(config: Config, store: Arc<RedbStore>) -> Result<(), Error> {
-    let state = AppState::new(store, config.limits.clone(), config.token.clone())?;
+    let settings = crate::Settings {
+        limits: config.limits.clone(),
+        token: config.token.clone(),
+        state_filters: config.state_filters.clone(),
+        clock: crate::ServerClock::System,
+    };
+    let state = AppState::open(store, settings)?;
     for p in &config.preload {
         preload(&state, p).await?;
     }

@@ -48,6 +48,7 @@ async fn writes_need_the_token_and_reads_do_not() {
         (Method::POST, "/api/v1/filters/f/merge"),
         (Method::PUT, "/api/v1/cashu/k1"),
         (Method::POST, "/api/v1/cashu/k1/spent"),
+        (Method::POST, "/api/v1/cashu/state"),
     ] {
         assert_eq!(
             call(&app, m, uri, Some(json!({}))).await.status,
@@ -148,6 +149,9 @@ async fn the_openapi_document_lists_every_route() {
         ("/v1/filter/spent/{keyset_id}", &["get"]),
         ("/v1/filter/issued/{keyset_id}", &["get"]),
         ("/v1/info", &["get"]),
+        ("/v1/filters/info/{kind}", &["get"]),
+        ("/v1/filters/blocks/{kind}/{height}", &["get"]),
+        ("/api/v1/cashu/state", &["post"]),
     ] {
         for m in methods {
             assert!(

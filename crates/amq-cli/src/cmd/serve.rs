@@ -42,6 +42,34 @@ pub struct Args {
     /// Rebuild a Cashu filter only when its set changed and it is older than this.
     #[arg(long, default_value_t = amq_server::Limits::default().cashu_refresh, value_name = "SECONDS")]
     cashu_refresh: u64,
+    /// Serve a Cashu compact state filter sequence (nuts PR #433, revision B) for a kind:
+    /// proof_state, mint_quote, melt_quote or blind_signature, with blocks of 2^B bits
+    /// (default B = 20); repeat for each kind.
+    #[arg(long, value_name = "KIND[:B]", value_parser = parse_state_filter)]
+    state_filter: Vec<(amq::formats::cashu_state::Kind, u8)>,
+    /// Seconds after which an unsaturated state-filter block seals (at least 3600).
+    #[arg(long, default_value_t = amq::formats::cashu_state::RECOMMENDED_TIMEOUT, value_name = "SECONDS")]
+    state_timeout: u64,
+    /// Seconds between refreshes of the served open block; 0 serves no open block.
+    #[arg(long, default_value_t = 60, value_name = "SECONDS")]
+    state_open_interval: u64,
+    /// Keep b when a block seals on timeout (by default it folds to the smallest b that holds
+    /// its count).
+    #[arg(long)]
+    state_no_fold: bool,
+}
+
+fn parse_state_filter(s: &str) -> Result<(amq::formats::cashu_state::Kind, u8), String> {
+    let (kind, b) = s.split_once(':').unwrap_or((s, "20"));
+    let kind = kind.parse().map_err(|e| format!("{e}"))?;
+    let b = b
+        .parse::<u8>()
+        .ok()
+        .filter(|b| {
+            (amq::formats::cashu_state::MIN_B..=amq::formats::cashu_state::MAX_B).contains(b)
+        })
+        .ok_or_else(|| format!("{b:?}: B is a width from 5 to 26"))?;
+    Ok((kind, b))
 }
 
 /// Runs `amq serve`.
@@ -75,6 +103,12 @@ pub fn run(a: Args) -> Result<ExitCode> {
             cashu_refresh: a.cashu_refresh,
         },
         preload: a.preload,
+        state_filters: amq_server::StateFiltersConfig {
+            kinds: a.state_filter,
+            timeout: a.state_timeout,
+            open_interval: (a.state_open_interval > 0).then_some(a.state_open_interval),
+            fold: !a.state_no_fold,
+        },
     };
     amq_server::run(config).map_err(|e| anyhow::anyhow!(e))?;
     Ok(ExitCode::SUCCESS)

@@ -221,14 +221,24 @@ pub async fn issued(State(state): State<AppState>, Path(id): Path<String>) -> Re
         .unwrap_or_else(|r| r)
 }
 
-/// The mint's info (NUT-06), advertising NUT-23.
+/// The mint's info (NUT-06): NUT-23, and the compact state filters' kinds under the NUT's
+/// number when any are served.
 #[utoipa::path(get, path = "/v1/info", tag = "cashu",
     responses((status = 200, description = "Name, version and the NUTs supported", body = Object)))]
-pub async fn info() -> axum::Json<serde_json::Value> {
+pub async fn info(State(state): State<AppState>) -> axum::Json<serde_json::Value> {
+    let mut nuts = serde_json::json!({ "23": { "supported": true } });
+    let kinds = state.state_filters().kinds();
+    if !kinds.is_empty() {
+        let setting = amq::formats::cashu_state::MintInfoSetting {
+            supported: true,
+            kinds,
+        };
+        nuts[crate::state::NUT] = serde_json::to_value(setting).expect("a setting serialises");
+    }
     axum::Json(serde_json::json!({
         "name": "amq",
         "version": concat!("amq/", env!("CARGO_PKG_VERSION")),
         "description": "amq serve: approximate membership filters",
-        "nuts": { "23": { "supported": true } }
+        "nuts": nuts
     }))
 }

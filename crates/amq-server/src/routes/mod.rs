@@ -4,6 +4,7 @@
 pub mod cashu;
 pub mod filters;
 pub mod meta;
+pub mod state;
 
 use crate::layers;
 use crate::AppState;
@@ -40,6 +41,9 @@ where
         .routes(routes!(cashu::spent))
         .routes(routes!(cashu::issued))
         .routes(routes!(cashu::info))
+        .routes(routes!(state::info))
+        .routes(routes!(state::block))
+        .routes(routes!(state::record))
 }
 
 /// The OpenAPI document of every route, generated from the handlers' annotations.

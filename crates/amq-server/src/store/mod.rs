@@ -28,6 +28,13 @@ impl Write {
         Write::DeleteRange(prefix.to_vec(), prefix_end(prefix))
     }
 
+    /// Removes one key.
+    pub fn delete(key: &[u8]) -> Write {
+        let mut end = key.to_vec();
+        end.push(0);
+        Write::DeleteRange(key.to_vec(), end)
+    }
+
     /// The bytes this write carries (for sizing group commits).
     pub fn len(&self) -> usize {
         match self {
@@ -54,6 +61,9 @@ pub fn prefix_end(prefix: &[u8]) -> Vec<u8> {
     vec![0xff; prefix.len() + 1]
 }
 
+/// Keys and values in key order, as [`Store::scan`] returns them.
+pub type Rows = Vec<(Vec<u8>, Vec<u8>)>;
+
 /// A store error: the disk or the database failed (never the client's fault).
 #[derive(Debug)]
 pub struct StoreError(pub String);
@@ -67,7 +77,7 @@ impl fmt::Display for StoreError {
 impl std::error::Error for StoreError {}
 
 /// A sorted map of byte keys to byte values with atomic, durable batches of writes.
-pub trait Store: Send + Sync + 'static {
+pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     /// Applies `writes` in order, all or none; when it returns `Ok` they are on disk
     /// (fsync'd) and survive a crash.
     ///
@@ -79,7 +89,13 @@ pub trait Store: Send + Sync + 'static {
     ///
     /// # Errors
     /// The disk or the database failed.
-    fn scan(&self, prefix: &[u8]) -> Result<Vec<(Vec<u8>, Vec<u8>)>, StoreError>;
+    fn scan(&self, prefix: &[u8]) -> Result<Rows, StoreError>;
+
+    /// One key's value.
+    ///
+    /// # Errors
+    /// The disk or the database failed.
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError>;
 }
 
 /// A [`Store`] in memory: nothing survives the process (for tests and `--data` less runs).
@@ -125,12 +141,17 @@ impl Store for MemoryStore {
         Ok(())
     }
 
-    fn scan(&self, prefix: &[u8]) -> Result<Vec<(Vec<u8>, Vec<u8>)>, StoreError> {
+    fn scan(&self, prefix: &[u8]) -> Result<Rows, StoreError> {
         let map = self.map.lock().map_err(|_| StoreError("poisoned".into()))?;
         Ok(map
             .range(prefix.to_vec()..prefix_end(prefix))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect())
+    }
+
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+        let map = self.map.lock().map_err(|_| StoreError("poisoned".into()))?;
+        Ok(map.get(key).cloned())
     }
 }
 
@@ -146,6 +167,10 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(s.scan(b"a/").unwrap().len(), 2);
+        assert_eq!(s.get(b"a/2").unwrap(), Some(b"y".to_vec()));
+        s.commit(&[Write::delete(b"a/2")]).unwrap();
+        assert_eq!(s.get(b"a/2").unwrap(), None);
+        assert_eq!(s.get(b"a/1").unwrap(), Some(b"x".to_vec()));
         s.commit(&[Write::delete_prefix(b"a/")]).unwrap();
         assert!(s.scan(b"a/").unwrap().is_empty());
         assert_eq!(s.scan(b"").unwrap(), vec![(b"b/1".to_vec(), b"z".to_vec())]);

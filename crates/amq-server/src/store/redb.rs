@@ -59,7 +59,7 @@ impl Store for RedbStore {
         tx.commit().map_err(err)
     }
 
-    fn scan(&self, prefix: &[u8]) -> Result<Vec<(Vec<u8>, Vec<u8>)>, StoreError> {
+    fn scan(&self, prefix: &[u8]) -> Result<super::Rows, StoreError> {
         let tx = self.db.begin_read().map_err(err)?;
         let table = tx.open_table(TABLE).map_err(err)?;
         let end = super::prefix_end(prefix);
@@ -69,5 +69,11 @@ impl Store for RedbStore {
             out.push((k.value().to_vec(), v.value().to_vec()));
         }
         Ok(out)
+    }
+
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+        let tx = self.db.begin_read().map_err(err)?;
+        let table = tx.open_table(TABLE).map_err(err)?;
+        Ok(table.get(key).map_err(err)?.map(|v| v.value().to_vec()))
     }
 }
