@@ -56,6 +56,10 @@ async fn serve(config: Config, store: Arc<RedbStore>) -> Result<(), Error> {
     if !addr.ip().is_loopback() && config.token.is_none() {
         eprintln!("amq serve: warning: listening beyond loopback without --token-file");
     }
+    // answers are small: send them at once rather than wait for more (Nagle)
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     axum::serve(listener, crate::app(state))
         .with_graceful_shutdown(shutdown())
         .await?;
