@@ -12,9 +12,9 @@
 //! outgrows its filter the committer writes a new snapshot and drops the log before it.
 
 mod committer;
-pub(crate) mod keys;
+pub mod keys;
 mod load;
-pub(crate) mod record;
+pub mod record;
 
 use crate::error::ApiError;
 use crate::store::{Store, StoreError};

@@ -1,5 +1,5 @@
 //! Change records: what the log holds for one change to a filter or a Cashu keyset, and how
-//! a change is applied. The same [`apply`] runs when the change is made and when the log is
+//! a change is applied. The same `apply` runs when the change is made and when the log is
 //! replayed at startup, so a reopened filter is the filter that was served.
 //!
 //! A record is `[version = 1][tag][time: u64 LE][payload]`; the time is the server's clock
