@@ -406,3 +406,49 @@ async fn readers_never_see_half_a_batch() {
     writer.await.unwrap();
     assert_eq!(seen_partial, 0, "{reads} reads");
 }
+
+/// A store whose commits take half a second.
+#[derive(Debug, Default)]
+struct Slow(MemoryStore);
+
+impl Store for Slow {
+    fn commit(
+        &self,
+        writes: &[amq_server::store::Write],
+    ) -> Result<(), amq_server::store::StoreError> {
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        self.0.commit(writes)
+    }
+    fn scan(
+        &self,
+        prefix: &[u8],
+    ) -> Result<amq_server::store::Rows, amq_server::store::StoreError> {
+        self.0.scan(prefix)
+    }
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, amq_server::store::StoreError> {
+        self.0.get(key)
+    }
+}
+
+#[tokio::test]
+async fn a_request_over_the_timeout_gets_408() {
+    let limits = Limits {
+        timeout: std::time::Duration::from_millis(50),
+        ..Limits::default()
+    };
+    let app = app(AppState::new(Arc::new(Slow::default()), limits, None).unwrap());
+    let r = call(
+        &app,
+        Method::PUT,
+        "/api/v1/filters/t",
+        Some(json!({"kind": "bloom", "items": 10, "fpr": 0.1})),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::REQUEST_TIMEOUT);
+    assert!(r.error().contains("--timeout-seconds"), "{}", r.error());
+    // reads that need no commit are quick
+    assert_eq!(
+        call(&app, Method::GET, "/healthz", None).await.status,
+        StatusCode::OK
+    );
+}
