@@ -52,6 +52,7 @@ enum Command {
     Remove(cmd::remove::Args),
     Ttl(cmd::ttl::Args),
     Rln(cmd::rln::Args),
+    Serve(cmd::serve::Args),
     // [commands] further commands go here, one line each
 }
 
@@ -74,6 +75,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Remove(a) => cmd::remove::run(a),
         Command::Ttl(a) => cmd::ttl::run(a),
         Command::Rln(a) => cmd::rln::run(a),
+        Command::Serve(a) => cmd::serve::run(a),
         // [dispatch] further commands go here, one line each
     }
 }

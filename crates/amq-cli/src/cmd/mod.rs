@@ -16,6 +16,7 @@ pub mod plan;
 pub mod query;
 pub mod remove;
 pub mod rln;
+pub mod serve;
 pub mod sim;
 pub mod ttl;
 pub mod window;

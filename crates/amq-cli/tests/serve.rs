@@ -1,0 +1,409 @@
+//! `amq serve` as a real process on a loopback port: restart keeps everything, kill -9
+//! loses nothing acknowledged, exports are what `amq build` writes, and the Cashu response
+//! is what `amq cashu build` prints.
+
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const AMQ: &str = env!("CARGO_BIN_EXE_amq");
+
+/// A running `amq serve` on 127.0.0.1 (port 0: it prints the one it got).
+struct Server {
+    child: Child,
+    addr: String,
+    _stdout: BufReader<std::process::ChildStdout>,
+}
+
+impl Server {
+    fn start(data: &Path, extra: &[&str]) -> Server {
+        let mut child = Command::new(AMQ)
+            .args(["serve", "--listen", "127.0.0.1:0", "--data"])
+            .arg(data)
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("amq serve starts");
+        let mut line = String::new();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        stdout.read_line(&mut line).unwrap();
+        let addr = line
+            .split("http://")
+            .nth(1)
+            .and_then(|r| r.split_whitespace().next())
+            .unwrap_or_else(|| {
+                let status = child.wait();
+                panic!("no address in {line:?}: {status:?}")
+            })
+            .to_owned();
+        Server {
+            child,
+            addr,
+            _stdout: stdout,
+        }
+    }
+
+    /// SIGKILL: no shutdown code runs.
+    fn kill9(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+
+    /// SIGTERM, then wait for the graceful exit.
+    fn stop(mut self) {
+        let pid = self.child.id().to_string();
+        assert!(Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success());
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "{status:?}");
+    }
+
+    fn call(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<(u16, Vec<u8>), String> {
+        let body = body
+            .map(|b| serde_json::to_vec(b).unwrap())
+            .unwrap_or_default();
+        http(&self.addr, method, path, &body)
+    }
+
+    fn json(&self, method: &str, path: &str, body: Option<&Value>) -> (u16, Value) {
+        let (status, bytes) = self.call(method, path, body).unwrap();
+        let v = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        (status, v)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One HTTP/1.1 request on a fresh connection; the status and the body.
+fn http(addr: &str, method: &str, path: &str, body: &[u8]) -> Result<(u16, Vec<u8>), String> {
+    let mut s = TcpStream::connect(addr).map_err(|e| e.to_string())?;
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let head = format!(
+        "{method} {path} HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n\
+         content-length: {}\r\nconnection: close\r\n\r\n",
+        body.len()
+    );
+    s.write_all(head.as_bytes()).map_err(|e| e.to_string())?;
+    s.write_all(body).map_err(|e| e.to_string())?;
+    let mut reply = Vec::new();
+    s.read_to_end(&mut reply).map_err(|e| e.to_string())?;
+    let split = reply
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .ok_or("no header end")?;
+    let head = String::from_utf8_lossy(&reply[..split]).to_lowercase();
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or("no status")?;
+    let mut body = reply[split + 4..].to_vec();
+    if head.contains("transfer-encoding: chunked") {
+        let mut out = Vec::new();
+        let mut rest = &body[..];
+        loop {
+            let eol = rest
+                .windows(2)
+                .position(|w| w == b"\r\n")
+                .ok_or("bad chunk")?;
+            let len = usize::from_str_radix(std::str::from_utf8(&rest[..eol]).unwrap().trim(), 16)
+                .map_err(|e| e.to_string())?;
+            if len == 0 {
+                break;
+            }
+            out.extend_from_slice(&rest[eol + 2..eol + 2 + len]);
+            rest = &rest[eol + 4 + len..];
+        }
+        body = out;
+    }
+    Ok((status, body))
+}
+
+fn items(prefix: &str, range: std::ops::Range<usize>) -> Vec<String> {
+    range.map(|i| format!("{prefix}-{i}")).collect()
+}
+
+fn all_found(s: &Server, filter: &str, items: &[String]) -> bool {
+    items.chunks(10_000).all(|chunk| {
+        let (status, v) = s.json(
+            "POST",
+            &format!("/api/v1/filters/{filter}/contains"),
+            Some(&json!({"items": chunk})),
+        );
+        assert_eq!(status, 200);
+        v["maybe"].as_array().unwrap().iter().all(|m| m == true)
+    })
+}
+
+#[test]
+fn a_restart_reopens_every_filter_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let words = dir.path().join("words.txt");
+    std::fs::write(&words, items("word", 0..5000).join("\n") + "\n").unwrap();
+    let preload = format!("words={}", words.display());
+    let s = Server::start(&data, &["--preload", &preload]);
+    let (status, _) = s.json(
+        "PUT",
+        "/api/v1/filters/big",
+        Some(&json!({"kind": "bloom", "items": 100000, "fpr": 0.001, "seed": 5})),
+    );
+    assert_eq!(status, 201);
+    let all = items("item", 0..100_000);
+    let start = Instant::now();
+    for chunk in all.chunks(10_000) {
+        let (status, v) = s.json(
+            "POST",
+            "/api/v1/filters/big/items",
+            Some(&json!({"items": chunk})),
+        );
+        assert_eq!(status, 200, "{v}");
+        assert_eq!(v["added"].as_array().unwrap().len(), chunk.len());
+    }
+    eprintln!("10^5 durable adds in {:?}", start.elapsed());
+    assert!(all_found(&s, "big", &all));
+    s.json(
+        "PUT",
+        "/api/v1/filters/c",
+        Some(&json!({"kind": "cuckoo", "items": 1000, "fpr": 0.001})),
+    );
+    s.json(
+        "POST",
+        "/api/v1/filters/c/items",
+        Some(&json!({"items": ["x", "y"]})),
+    );
+    assert_eq!(s.json("DELETE", "/api/v1/filters/c/items/x", None).0, 200);
+    let (_, big) = s.call("GET", "/api/v1/filters/big/export", None).unwrap();
+    let (_, list) = s.json("GET", "/api/v1/filters", None);
+
+    // byte-identical to what `amq build` writes for the same items, size and seed
+    let file = dir.path().join("items.txt");
+    std::fs::write(&file, all.join("\n") + "\n").unwrap();
+    let built = dir.path().join("big.amq");
+    let out = Command::new(AMQ)
+        .args([
+            "build", "--fpr", "0.001", "--items", "100000", "--seed", "5", "-o",
+        ])
+        .arg(&built)
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(big, std::fs::read(&built).unwrap());
+    // and the preloaded word list is what `amq build --fpr 0.001` makes of the file
+    let built = dir.path().join("words.amq");
+    assert!(Command::new(AMQ)
+        .args(["build", "--fpr", "0.001", "-o"])
+        .arg(&built)
+        .arg(&words)
+        .status()
+        .unwrap()
+        .success());
+    assert_eq!(
+        s.call("GET", "/api/v1/filters/words/export", None)
+            .unwrap()
+            .1,
+        std::fs::read(&built).unwrap()
+    );
+
+    s.stop();
+    let s = Server::start(&data, &[]);
+    assert_eq!(s.json("GET", "/api/v1/filters", None).1, list);
+    assert!(all_found(&s, "big", &all));
+    assert_eq!(
+        s.call("GET", "/api/v1/filters/big/export", None).unwrap().1,
+        big
+    );
+    assert_eq!(
+        s.json("GET", "/api/v1/filters/c/contains/x", None).1["maybe"],
+        false
+    );
+    assert_eq!(
+        s.json("GET", "/api/v1/filters/c/contains/y", None).1["maybe"],
+        true
+    );
+    s.kill9();
+}
+
+#[test]
+fn the_cashu_response_is_what_amq_cashu_build_prints() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Server::start(&dir.path().join("data"), &[]);
+    let ys: Vec<String> = (0..500u32)
+        .map(|i| format!("02{:064x}", u64::from(i) * 0x9e37_79b9))
+        .collect();
+    assert_eq!(
+        s.json("PUT", "/api/v1/cashu/00ad268c4d1f5826", Some(&json!({})))
+            .0,
+        201
+    );
+    assert_eq!(
+        s.json(
+            "POST",
+            "/api/v1/cashu/00ad268c4d1f5826/spent",
+            Some(&json!({"items_hex": ys}))
+        )
+        .0,
+        200
+    );
+    let (status, body) = s
+        .call("GET", "/v1/filter/spent/00ad268c4d1f5826", None)
+        .unwrap();
+    assert_eq!(status, 200);
+    let t = serde_json::from_slice::<Value>(&body).unwrap()["timestamp"]
+        .as_u64()
+        .unwrap();
+    let file = dir.path().join("ys.txt");
+    std::fs::write(&file, ys.join("\n")).unwrap();
+    let out = Command::new(AMQ)
+        .args(["cashu", "build", "--timestamp", &t.to_string()])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(out.stdout, [body.as_slice(), b"\n"].concat());
+}
+
+/// 20 rounds: clients add items while the server is killed with SIGKILL at a varying moment;
+/// after each restart every item whose add got a 2xx is found, in the filter and in the
+/// Cashu keyset's spent filter; at the end, every acknowledged state change is in the served
+/// open block of its compact state filter sequence.
+#[test]
+fn kill_9_loses_no_acknowledged_item() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    const ARGS: [&str; 6] = [
+        "--cashu-refresh",
+        "0",
+        "--state-filter",
+        "proof_state:20",
+        "--state-open-interval",
+        "1",
+    ];
+    let s = Server::start(&data, &ARGS);
+    assert_eq!(
+        s.json(
+            "PUT",
+            "/api/v1/filters/f",
+            Some(&json!({"kind": "bloom", "items": 1000000, "fpr": 0.0001}))
+        )
+        .0,
+        201
+    );
+    assert_eq!(s.json("PUT", "/api/v1/cashu/k", Some(&json!({}))).0, 201);
+    s.kill9();
+    let acked: Arc<Mutex<Vec<String>>> = Arc::default();
+    let acked_ys: Arc<Mutex<Vec<Vec<u8>>>> = Arc::default();
+    let acked_states: Arc<Mutex<Vec<[u8; 32]>>> = Arc::default();
+    let started = Instant::now();
+    for round in 0..20u64 {
+        let s = Server::start(&data, &ARGS);
+        // everything acknowledged before the last kill is there
+        let want = acked.lock().unwrap().clone();
+        assert!(
+            all_found(&s, "f", &want),
+            "round {round}: an acknowledged item is missing"
+        );
+        let ys = acked_ys.lock().unwrap().clone();
+        let (status, body) = s.call("GET", "/v1/filter/spent/k", None).unwrap();
+        assert_eq!(status, 200);
+        let resp: amq::formats::cashu::GetFilterResponse = serde_json::from_slice(&body).unwrap();
+        // a change can be on disk with its reply lost to the kill: at least, not exactly
+        assert!(resp.n as usize >= ys.len(), "round {round}");
+        let gcs = resp
+            .into_filter(amq::formats::cashu::CashuHash::default())
+            .unwrap();
+        assert!(ys.iter().all(|y| gcs.contains(y).unwrap()), "round {round}");
+
+        let mut clients = Vec::new();
+        for c in 0..3u64 {
+            let (addr, acked, acked_ys) = (s.addr.clone(), acked.clone(), acked_ys.clone());
+            let acked_states = acked_states.clone();
+            clients.push(std::thread::spawn(move || {
+                for b in 0u64.. {
+                    let batch = items(&format!("r{round}c{c}b{b}"), 0..200);
+                    let body = serde_json::to_vec(&json!({"items": batch})).unwrap();
+                    match http(&addr, "POST", "/api/v1/filters/f/items", &body) {
+                        Ok((200, _)) => acked.lock().unwrap().extend(batch),
+                        _ => return,
+                    }
+                    let y = vec![2, round as u8, c as u8, (b >> 8) as u8, b as u8];
+                    let body =
+                        serde_json::to_vec(&json!({"items_hex": [hex::encode(&y)]})).unwrap();
+                    match http(&addr, "POST", "/api/v1/cashu/k/spent", &body) {
+                        Ok((200, _)) => acked_ys.lock().unwrap().push(y.clone()),
+                        _ => return,
+                    }
+                    let mut point = vec![2u8; 33];
+                    point[28..].copy_from_slice(&y);
+                    let change = json!({"kind": "proof_state", "id_hex": hex::encode(&point), "state": "SPENT"});
+                    let e = amq::formats::cashu_state::Element::parse(amq::formats::cashu_state::Kind::ProofState, &point, "SPENT").unwrap().hash();
+                    match http(&addr, "POST", "/api/v1/cashu/state", &serde_json::to_vec(&change).unwrap()) {
+                        Ok((200, _)) => acked_states.lock().unwrap().push(e),
+                        _ => return,
+                    }
+                }
+            }));
+        }
+        std::thread::sleep(Duration::from_millis(40 + (round * 37) % 200));
+        s.kill9();
+        for c in clients {
+            c.join().unwrap();
+        }
+    }
+    let s = Server::start(&data, &ARGS);
+    let want = acked.lock().unwrap().clone();
+    assert!(all_found(&s, "f", &want));
+    // the open block is served as of the last 1-second boundary: wait for one
+    std::thread::sleep(Duration::from_millis(1100));
+    let (_, info) = s.json("GET", "/v1/filters/info/proof_state", None);
+    let height = info["blocks"].as_array().unwrap().len() - 1;
+    let (status, bytes) = s
+        .call(
+            "GET",
+            &format!("/v1/filters/blocks/proof_state/{height}"),
+            None,
+        )
+        .unwrap();
+    assert_eq!((status, height), (200, 0));
+    let block = amq::formats::cashu_state::Block::from_bytes(bytes).unwrap();
+    let states = acked_states.lock().unwrap().clone();
+    assert!(
+        states.iter().all(|e| block.contains_element(e)),
+        "an acknowledged state change is missing"
+    );
+    eprintln!(
+        "20 kill -9 rounds, {} items, {} Ys and {} state changes acknowledged, all found, in {:?}",
+        want.len(),
+        acked_ys.lock().unwrap().len(),
+        states.len(),
+        started.elapsed()
+    );
+    assert!(
+        want.len() > 1000,
+        "the clients got too little through: {}",
+        want.len()
+    );
+}

@@ -1,0 +1,285 @@
+//! Change records: what the log holds for one change to a filter or a Cashu keyset, and how
+//! a change is applied. The same `apply` runs when the change is made and when the log is
+//! replayed at startup, so a reopened filter is the filter that was served.
+//!
+//! A record is `[version = 1][tag][time: u64 LE][payload]`; the time is the server's clock
+//! (seconds since the Unix epoch) when the change was committed, which an aging filter and
+//! a negative cache stamp items with. Payloads: items are `[len: u32 LE][bytes]` repeated;
+//! a removal is the item's bytes; a merge is the other filter's `.amq` bytes.
+
+use crate::error::ApiError;
+use amq::AnyFilter;
+
+const VERSION: u8 = 1;
+/// Bytes before the payload.
+pub(crate) const HEADER: usize = 10;
+
+/// What a record does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum Tag {
+    /// Insert items into a filter.
+    Insert = 1,
+    /// Remove one item from a filter.
+    Remove = 2,
+    /// Merge another filter's bytes into a filter.
+    Merge = 3,
+    /// Add items to a keyset's spent set.
+    Spent = 4,
+    /// Add items to a keyset's issued set.
+    Issued = 5,
+}
+
+impl Tag {
+    fn from_u8(b: u8) -> Option<Tag> {
+        Some(match b {
+            1 => Tag::Insert,
+            2 => Tag::Remove,
+            3 => Tag::Merge,
+            4 => Tag::Spent,
+            5 => Tag::Issued,
+            _ => return None,
+        })
+    }
+}
+
+/// A list of items (byte strings) encoded once, with room for a record header in front, so
+/// that the list parsed from a request becomes the record without a copy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Items {
+    buf: Vec<u8>,
+    count: usize,
+}
+
+impl Default for Items {
+    fn default() -> Self {
+        Items::new()
+    }
+}
+
+impl Items {
+    /// An empty list.
+    pub fn new() -> Self {
+        Items {
+            buf: vec![0; HEADER],
+            count: 0,
+        }
+    }
+
+    /// Appends an item.
+    ///
+    /// # Panics
+    /// If the item is 4 GiB or more (request bodies are far smaller).
+    pub fn push(&mut self, item: &[u8]) {
+        let len = u32::try_from(item.len()).expect("an item below 4 GiB");
+        self.buf.extend_from_slice(&len.to_le_bytes());
+        self.buf.extend_from_slice(item);
+        self.count += 1;
+    }
+
+    /// The number of items.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// `true` if there are none.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The items in order.
+    pub fn iter(&self) -> ItemIter<'_> {
+        ItemIter(&self.buf[HEADER..])
+    }
+
+    /// The items as slices (for batched queries).
+    pub fn slices(&self) -> Vec<&[u8]> {
+        self.iter().collect()
+    }
+
+    /// The record that inserts (or adds to a keyset set) these items.
+    pub(crate) fn into_record(mut self, tag: Tag) -> Vec<u8> {
+        self.buf[0] = VERSION;
+        self.buf[1] = tag as u8;
+        self.buf
+    }
+}
+
+/// The items of an encoded list; stops at the first malformed one.
+#[derive(Debug, Clone)]
+pub struct ItemIter<'a>(&'a [u8]);
+
+impl<'a> ItemIter<'a> {
+    /// The items of a payload of `[len: u32 LE][bytes]` entries.
+    pub(crate) fn new(payload: &'a [u8]) -> Self {
+        ItemIter(payload)
+    }
+}
+
+impl<'a> Iterator for ItemIter<'a> {
+    type Item = &'a [u8];
+    fn next(&mut self) -> Option<&'a [u8]> {
+        let (len, rest) = self.0.split_first_chunk::<4>()?;
+        let len = u32::from_le_bytes(*len) as usize;
+        if rest.len() < len {
+            self.0 = &[];
+            return None;
+        }
+        let (item, rest) = rest.split_at(len);
+        self.0 = rest;
+        Some(item)
+    }
+}
+
+/// Checks that a payload of items is well formed; returns their number.
+fn count_items(payload: &[u8]) -> Option<usize> {
+    let mut rest = payload;
+    let mut n = 0;
+    while !rest.is_empty() {
+        let (len, tail) = rest.split_first_chunk::<4>()?;
+        let len = u32::from_le_bytes(*len) as usize;
+        rest = tail.get(len..)?;
+        n += 1;
+    }
+    Some(n)
+}
+
+/// A record with a payload that is not a list of items.
+pub(crate) fn record(tag: Tag, payload: &[u8]) -> Vec<u8> {
+    let mut r = Vec::with_capacity(HEADER + payload.len());
+    r.extend_from_slice(&[VERSION, tag as u8]);
+    r.extend_from_slice(&[0; 8]);
+    r.extend_from_slice(payload);
+    r
+}
+
+/// Stamps a record with the commit time.
+pub(crate) fn set_time(record: &mut [u8], now: u64) {
+    record[2..HEADER].copy_from_slice(&now.to_le_bytes());
+}
+
+/// A record read back: its tag, time and payload.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Parsed<'a> {
+    pub tag: Tag,
+    pub time: u64,
+    pub payload: &'a [u8],
+}
+
+/// Reads a record's header; `None` if it is not a record this version wrote.
+pub(crate) fn parse(record: &[u8]) -> Option<Parsed<'_>> {
+    let (head, payload) = record.split_first_chunk::<HEADER>()?;
+    if head[0] != VERSION {
+        return None;
+    }
+    let tag = Tag::from_u8(head[1])?;
+    let time = u64::from_le_bytes(head[2..].try_into().ok()?);
+    if matches!(tag, Tag::Insert | Tag::Spent | Tag::Issued) {
+        count_items(payload)?;
+    }
+    Some(Parsed { tag, time, payload })
+}
+
+/// What a change did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Per item inserted: `false` if it may already have been there.
+    Added(Vec<bool>),
+    /// The item was held (`true`) or definitely absent (`false`).
+    Removed(bool),
+    /// The merge happened.
+    Merged,
+}
+
+/// Applies a filter record: the same function at the change and at replay.
+///
+/// # Errors
+/// The filter's own refusal (a full cuckoo filter: the items before the one that did not fit
+/// stay inserted; a kind that cannot delete or merge; a shape mismatch), which replay meets
+/// again at the same point, so the filter ends the same either way.
+pub(crate) fn apply(filter: &mut AnyFilter, record: &[u8]) -> Result<Outcome, ApiError> {
+    let r = parse(record).ok_or_else(|| ApiError::internal("a corrupt change record"))?;
+    filter.set_now(r.time);
+    match r.tag {
+        Tag::Insert => {
+            let mut added = Vec::new();
+            for item in ItemIter(r.payload) {
+                match filter.insert(item) {
+                    Ok(new) => added.push(new),
+                    Err(amq::Error::Full { .. }) => {
+                        return Err(ApiError::conflict(format!(
+                            "the filter is full: {} of the {} items were added (in order) \
+                             before one did not fit",
+                            added.len(),
+                            count_items(r.payload).unwrap_or(0)
+                        )))
+                    }
+                    Err(e) => return Err(e.into()),
+                }
+            }
+            Ok(Outcome::Added(added))
+        }
+        Tag::Remove => Ok(Outcome::Removed(filter.remove(r.payload)?)),
+        Tag::Merge => {
+            let other = AnyFilter::from_bytes(r.payload)?;
+            filter.merge(&other)?;
+            Ok(Outcome::Merged)
+        }
+        Tag::Spent | Tag::Issued => Err(ApiError::internal("a keyset record in a filter log")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use amq::math::{Spec, Target};
+
+    #[test]
+    fn items_round_trip_through_a_record() {
+        let mut items = Items::new();
+        for it in [&b"a"[..], b"", b"\xff\x00"] {
+            items.push(it);
+        }
+        assert_eq!(items.len(), 3);
+        let mut rec = items.clone().into_record(Tag::Insert);
+        set_time(&mut rec, 42);
+        let p = parse(&rec).unwrap();
+        assert_eq!((p.tag, p.time), (Tag::Insert, 42));
+        assert_eq!(
+            ItemIter(p.payload).collect::<Vec<_>>(),
+            vec![&b"a"[..], b"", b"\xff\x00"]
+        );
+    }
+
+    #[test]
+    fn malformed_records_are_refused_not_panicked_on() {
+        for bad in [
+            &[][..],
+            &[1, 1, 0, 0, 0, 0, 0, 0, 0],
+            &[2, 1, 0, 0, 0, 0, 0, 0, 0, 0],
+            &[1, 9, 0, 0, 0, 0, 0, 0, 0, 0],
+            &[1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, b'a'],
+        ] {
+            assert!(parse(bad).is_none(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn apply_inserts_and_reports_new_items() {
+        let spec = Spec::Bloom {
+            items: 100,
+            target: Target::Fpr(0.01),
+            k: None,
+        };
+        let mut f = AnyFilter::new(&spec, 1).unwrap();
+        let mut items = Items::new();
+        items.push(b"x");
+        items.push(b"x");
+        let rec = items.into_record(Tag::Insert);
+        assert_eq!(
+            apply(&mut f, &rec).unwrap(),
+            Outcome::Added(vec![true, false])
+        );
+        assert_eq!(f.contains(b"x"), Ok(true));
+    }
+}

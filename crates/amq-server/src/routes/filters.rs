@@ -1,0 +1,362 @@
+//! `/api/v1/filters/...`: create, list, describe, delete, add, query, remove, export, import
+//! and merge filters.
+
+use crate::engine::record::Outcome;
+use crate::error::{ApiError, ErrorBody};
+use crate::extract::{check_name, decode_item, Encoding, ItemList, Json, Path, Query};
+use crate::AppState;
+use amq::math::Spec;
+use amq::{AnyFilter, Info};
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+
+/// A filter's `Info` (the library's, as `amq info --json` prints it) with its name.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Named {
+    /// The filter's name.
+    pub name: String,
+    /// Its `Info`: kind, m_bits, k, seed, items_inserted, bytes, fill_ratio,
+    /// estimated_items, estimated_fpr and the kind's own fields.
+    #[serde(flatten)]
+    #[schema(value_type = Object)]
+    pub info: Info,
+}
+
+/// Every filter.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct FilterList {
+    /// By name.
+    pub filters: Vec<Named>,
+}
+
+/// Per item added: `false` if it may already have been there.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Added {
+    /// In the order given.
+    pub added: Vec<bool>,
+}
+
+/// Per item queried: "maybe present" (`true`) or "definitely absent" (`false`).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Maybe {
+    /// In the order given.
+    pub maybe: Vec<bool>,
+}
+
+/// One item queried.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ItemMaybe {
+    /// The item as given in the path.
+    pub item: String,
+    /// "Maybe present" (`true`) or "definitely absent" (`false`).
+    pub maybe: bool,
+}
+
+/// One item removed.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Removed {
+    /// The item as given in the path.
+    pub item: String,
+    /// Always `true` (a definitely absent item is a 404).
+    pub removed: bool,
+}
+
+/// A filter deleted.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Deleted {
+    /// Its name.
+    pub deleted: String,
+}
+
+/// `POST .../merge`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MergeFrom {
+    /// The filter whose items are merged in (same kind, shape and seed).
+    pub from: String,
+}
+
+/// `?encoding=` of a path item.
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ItemEncoding {
+    /// `utf8` (default), `hex` or `base64`.
+    #[serde(default)]
+    pub encoding: Encoding,
+}
+
+fn entry(
+    state: &AppState,
+    name: &str,
+) -> Result<std::sync::Arc<crate::engine::FilterEntry>, ApiError> {
+    state
+        .engine()
+        .filter(name)
+        .ok_or_else(|| ApiError::not_found(format!("no filter {name:?}")))
+}
+
+fn check_cap(state: &AppState, bytes: u64) -> Result<(), ApiError> {
+    let cap = state.limits().max_filter_bytes;
+    if bytes > cap {
+        return Err(ApiError::unprocessable(format!(
+            "the filter takes {bytes} bytes, over the per-filter cap of {cap} (--max-filter-bytes)"
+        )));
+    }
+    Ok(())
+}
+
+/// Reads a [`Spec`] and a seed from one JSON object: the spec's fields and `"seed"`.
+pub(crate) fn spec_and_seed(mut body: Value) -> Result<(Spec, u64), ApiError> {
+    let obj = body
+        .as_object_mut()
+        .ok_or_else(|| ApiError::unprocessable("expected a JSON object with a \"kind\""))?;
+    let seed = match obj.remove("seed") {
+        None | Some(Value::Null) => 0,
+        Some(s) => s
+            .as_u64()
+            .ok_or_else(|| ApiError::unprocessable("seed: expected an integer in 0..2^64"))?,
+    };
+    Ok((serde_json::from_value(body)?, seed))
+}
+
+/// Creates a filter.
+#[utoipa::path(put, path = "/api/v1/filters/{name}", tag = "filters",
+    params(("name" = String, Path, description = "1 to 128 of A-Z a-z 0-9 . _ -")),
+    request_body(content = Object, description = "A Spec (the kind and its parameters) and an \
+        optional seed", example = json!({"kind": "bloom", "items": 1000000, "fpr": 0.01, "seed": 7})),
+    responses(
+        (status = 201, description = "Created: its Info", body = Object),
+        (status = 409, description = "The name exists", body = ErrorBody),
+        (status = 422, description = "Bad parameters or over the memory cap", body = ErrorBody)))]
+pub async fn create(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    Json(body): Json<Value>,
+) -> Result<Response, ApiError> {
+    check_name(&name, "name")?;
+    let (spec, seed) = spec_and_seed(body)?;
+    let plan = amq::math::plan(&spec)?;
+    check_cap(&state, plan.bytes)?;
+    let filter = AnyFilter::new(&spec, seed)?;
+    created(&state, &name, filter).await
+}
+
+async fn created(state: &AppState, name: &str, filter: AnyFilter) -> Result<Response, ApiError> {
+    let info = filter.info();
+    state.engine().create_filter(name, filter, false).await?;
+    Ok((
+        StatusCode::CREATED,
+        [(header::LOCATION, format!("/api/v1/filters/{name}"))],
+        axum::Json(info),
+    )
+        .into_response())
+}
+
+/// Lists the filters.
+#[utoipa::path(get, path = "/api/v1/filters", tag = "filters",
+    responses((status = 200, description = "Every filter's name and Info", body = FilterList)))]
+pub async fn list(State(state): State<AppState>) -> axum::Json<FilterList> {
+    let filters = state
+        .engine()
+        .filters()
+        .into_iter()
+        .map(|(name, e)| Named {
+            name,
+            info: e.read(|f| f.info()),
+        })
+        .collect();
+    axum::Json(FilterList { filters })
+}
+
+/// Describes a filter.
+#[utoipa::path(get, path = "/api/v1/filters/{name}", tag = "filters",
+    params(("name" = String, Path)),
+    responses((status = 200, description = "Its Info", body = Object),
+        (status = 404, description = "No such filter", body = ErrorBody)))]
+pub async fn describe(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> Result<axum::Json<Info>, ApiError> {
+    Ok(axum::Json(entry(&state, &name)?.read(|f| f.info())))
+}
+
+/// Deletes a filter.
+#[utoipa::path(delete, path = "/api/v1/filters/{name}", tag = "filters",
+    params(("name" = String, Path)),
+    responses((status = 200, description = "Deleted (on disk)", body = Deleted),
+        (status = 404, description = "No such filter", body = ErrorBody)))]
+pub async fn delete(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> Result<axum::Json<Deleted>, ApiError> {
+    state.engine().delete_filter(&name).await?;
+    Ok(axum::Json(Deleted { deleted: name }))
+}
+
+/// Adds items (an aging filter or a negative cache stamps them with the server's clock).
+#[utoipa::path(post, path = "/api/v1/filters/{name}/items", tag = "filters",
+    params(("name" = String, Path)), request_body = ItemList,
+    responses((status = 200, description = "Added (on disk)", body = Added),
+        (status = 404, description = "No such filter", body = ErrorBody),
+        (status = 409, description = "The filter is full (the items before stay in)", body = ErrorBody),
+        (status = 413, description = "Over the item or body limit", body = ErrorBody)))]
+pub async fn add(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    Json(list): Json<ItemList>,
+) -> Result<axum::Json<Added>, ApiError> {
+    let e = entry(&state, &name)?;
+    check_cap(&state, e.size.load(std::sync::atomic::Ordering::Relaxed))?;
+    let items = list.into_items(state.limits().max_items)?;
+    match state.engine().insert(&name, items).await? {
+        Outcome::Added(added) => Ok(axum::Json(Added { added })),
+        _ => Err(ApiError::internal("an insert that did not add")),
+    }
+}
+
+/// Queries items.
+#[utoipa::path(post, path = "/api/v1/filters/{name}/contains", tag = "filters",
+    params(("name" = String, Path)), request_body = ItemList,
+    responses((status = 200, description = "Per item", body = Maybe),
+        (status = 404, description = "No such filter", body = ErrorBody),
+        (status = 409, description = "A kind that answers otherwise", body = ErrorBody)))]
+pub async fn contains(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    Json(list): Json<ItemList>,
+) -> Result<axum::Json<Maybe>, ApiError> {
+    let e = entry(&state, &name)?;
+    let items = list.into_items(state.limits().max_items)?;
+    let slices = items.slices();
+    let mut maybe = vec![false; slices.len()];
+    e.read(|f| f.contains_batch(&slices, &mut maybe))?;
+    Ok(axum::Json(Maybe { maybe }))
+}
+
+/// Queries one item.
+#[utoipa::path(get, path = "/api/v1/filters/{name}/contains/{item}", tag = "filters",
+    params(("name" = String, Path), ("item" = String, Path), ItemEncoding),
+    responses((status = 200, description = "The answer", body = ItemMaybe),
+        (status = 404, description = "No such filter", body = ErrorBody)))]
+pub async fn contains_one(
+    State(state): State<AppState>,
+    Path((name, item)): Path<(String, String)>,
+    Query(q): Query<ItemEncoding>,
+) -> Result<axum::Json<ItemMaybe>, ApiError> {
+    let e = entry(&state, &name)?;
+    let bytes = decode_item(&item, q.encoding, "item")?;
+    let maybe = e.read(|f| f.contains(&bytes))?;
+    Ok(axum::Json(ItemMaybe { item, maybe }))
+}
+
+/// Removes one item (a cuckoo filter or a negative cache).
+#[utoipa::path(delete, path = "/api/v1/filters/{name}/items/{item}", tag = "filters",
+    params(("name" = String, Path), ("item" = String, Path), ItemEncoding),
+    responses((status = 200, description = "Removed (on disk)", body = Removed),
+        (status = 404, description = "No such filter, or the item is definitely absent", body = ErrorBody),
+        (status = 409, description = "A kind that cannot delete", body = ErrorBody)))]
+pub async fn remove(
+    State(state): State<AppState>,
+    Path((name, item)): Path<(String, String)>,
+    Query(q): Query<ItemEncoding>,
+) -> Result<axum::Json<Removed>, ApiError> {
+    let e = entry(&state, &name)?;
+    let bytes = decode_item(&item, q.encoding, "item")?;
+    if !e.read(|f| f.deletes()) {
+        let kind = e.read(|f| f.kind().name());
+        return Err(ApiError::conflict(format!(
+            "a {kind} filter cannot delete (a cuckoo filter and a negative cache can)"
+        )));
+    }
+    match state.engine().remove(&name, &bytes).await? {
+        Outcome::Removed(true) => Ok(axum::Json(Removed {
+            item,
+            removed: true,
+        })),
+        _ => Err(ApiError::not_found(format!(
+            "{item:?} is definitely absent"
+        ))),
+    }
+}
+
+/// The `.amq` bytes, as `amq build` writes them.
+#[utoipa::path(get, path = "/api/v1/filters/{name}/export", tag = "filters",
+    params(("name" = String, Path)),
+    responses((status = 200, description = "The .amq file, with an ETag", content_type = "application/octet-stream", body = Vec<u8>),
+        (status = 304, description = "Unchanged since the If-None-Match ETag"),
+        (status = 404, description = "No such filter", body = ErrorBody)))]
+pub async fn export(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let bytes = entry(&state, &name)?.read(|f| f.to_bytes());
+    let etag = format!("\"{:016x}\"", amq::hash::checksum64(&bytes));
+    if crate::layers::etag_matches(&headers, &etag) {
+        return Ok((StatusCode::NOT_MODIFIED, [(header::ETAG, etag)]).into_response());
+    }
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/octet-stream".to_owned()),
+            (header::ETAG, etag),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{name}.amq\""),
+            ),
+        ],
+        bytes,
+    )
+        .into_response())
+}
+
+/// Creates a filter from `.amq` bytes.
+#[utoipa::path(put, path = "/api/v1/filters/{name}/import", tag = "filters",
+    params(("name" = String, Path)),
+    request_body(content = Vec<u8>, content_type = "application/octet-stream", description = "An .amq file"),
+    responses((status = 201, description = "Created: its Info", body = Object),
+        (status = 409, description = "The name exists", body = ErrorBody),
+        (status = 413, description = "Over the body limit", body = ErrorBody),
+        (status = 422, description = "Not an .amq file, or over the memory cap", body = ErrorBody)))]
+pub async fn import(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
+) -> Result<Response, ApiError> {
+    check_name(&name, "name")?;
+    let body = body?;
+    let filter = AnyFilter::from_bytes(&body)
+        .map_err(|e| ApiError::unprocessable(format!("not an .amq file: {e}")))?;
+    check_cap(&state, filter.info().bytes)?;
+    created(&state, &name, filter).await
+}
+
+/// Merges another filter into this one.
+#[utoipa::path(post, path = "/api/v1/filters/{name}/merge", tag = "filters",
+    params(("name" = String, Path)), request_body = MergeFrom,
+    responses((status = 200, description = "Merged (on disk): the Info after", body = Object),
+        (status = 404, description = "No such filter", body = ErrorBody),
+        (status = 409, description = "Kinds or shapes that do not match", body = ErrorBody)))]
+pub async fn merge(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    Json(m): Json<MergeFrom>,
+) -> Result<axum::Json<Info>, ApiError> {
+    let target = entry(&state, &name)?;
+    let other = entry(&state, &m.from)?;
+    let (kind, bytes) = other.read(|f| (f.kind(), f.to_bytes()));
+    let mine = target.read(|f| f.kind());
+    if kind != mine {
+        return Err(ApiError::conflict(format!(
+            "cannot merge a {} filter into a {} filter",
+            kind.name(),
+            mine.name()
+        )));
+    }
+    state.engine().merge(&name, &bytes).await?;
+    Ok(axum::Json(target.read(|f| f.info())))
+}

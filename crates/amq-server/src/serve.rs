@@ -1,0 +1,139 @@
+//! [`run`]: open the store, preload word lists, bind, print the URLs and serve until
+//! Ctrl-C or SIGTERM.
+
+use crate::config::{Config, Preload};
+use crate::store::RedbStore;
+use crate::AppState;
+use amq::math::{Spec, Target};
+use amq::AnyFilter;
+use std::io::Write as _;
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::Error;
+
+/// Serves until Ctrl-C or SIGTERM. Prints `listening on http://ADDR` (the real port when
+/// `--listen` asked for port 0) and the page's URL on stdout once it accepts connections.
+///
+/// # Errors
+/// The store cannot be opened, a preload file cannot be read or built, the address cannot
+/// be bound.
+pub fn run(config: Config) -> Result<(), Error> {
+    let store = RedbStore::open(&config.data)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("amq-serve")
+        .build()?;
+    runtime.block_on(serve(config, Arc::new(store)))
+}
+
+async fn serve(config: Config, store: Arc<RedbStore>) -> Result<(), Error> {
+    let settings = crate::Settings {
+        limits: config.limits.clone(),
+        token: config.token.clone(),
+        state_filters: config.state_filters.clone(),
+        clock: crate::ServerClock::System,
+    };
+    let state = AppState::open(store, settings)?;
+    for p in &config.preload {
+        preload(&state, p).await?;
+    }
+    let listener = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
+    let addr = listener.local_addr()?;
+    // printed for whoever started the server; a closed stdout does not stop it
+    let page = match config.preload.first() {
+        Some(p) => format!("http://{addr}/?filter={}", p.name),
+        None => format!("http://{addr}/"),
+    };
+    let _ = writeln!(
+        std::io::stdout(),
+        "amq serve: listening on http://{addr} (data in {})\namq serve: the name page is at {page}",
+        config.data.display()
+    )
+    .and_then(|()| std::io::stdout().flush());
+    if !addr.ip().is_loopback() && config.token.is_none() {
+        eprintln!("amq serve: warning: listening beyond loopback without --token-file");
+    }
+    // answers are small: send them at once rather than wait for more (Nagle)
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    axum::serve(listener, crate::app(state))
+        .with_graceful_shutdown(shutdown())
+        .await?;
+    Ok(())
+}
+
+async fn shutdown() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+        let term = async {
+            match term.as_mut() {
+                Some(t) => {
+                    t.recv().await;
+                }
+                None => std::future::pending::<()>().await,
+            }
+        };
+        tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+    }
+    #[cfg(not(unix))]
+    let _ = ctrl_c.await;
+}
+
+/// The lines of a file: each line's bytes without `\n` or `\r\n`.
+fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    body.split(|&b| b == b'\n')
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+        .filter(move |_| !bytes.is_empty())
+}
+
+/// Builds a word list into a filter and stores it under its name (replacing one there).
+async fn preload(state: &AppState, p: &Preload) -> Result<(), Error> {
+    let start = Instant::now();
+    let bytes = std::fs::read(&p.file).map_err(|e| format!("{}: {e}", p.file.display()))?;
+    let n = lines(&bytes).count() as u64;
+    let spec = Spec::sized(p.kind, n.max(1), Target::Fpr(p.fpr), None)?;
+    let mut filter = AnyFilter::new(&spec, 0)?;
+    for item in lines(&bytes) {
+        filter
+            .insert(item)
+            .map_err(|e| format!("{}: {e}", p.file.display()))?;
+    }
+    let info = filter.info();
+    state
+        .engine()
+        .create_filter(&p.name, filter, true)
+        .await
+        .map_err(|e| e.message)?;
+    eprintln!(
+        "amq serve: preloaded {}: {n} items from {} into a {} filter of {} bytes \
+         (ε {:.2e}) in {:.2} s",
+        p.name,
+        p.file.display(),
+        info.kind().name(),
+        info.bytes,
+        info.estimated_fpr,
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lines;
+
+    #[test]
+    fn lines_drop_line_endings_and_keep_empty_lines() {
+        let got: Vec<&[u8]> = lines(b"a\r\n\nb\n").collect();
+        assert_eq!(got, vec![&b"a"[..], b"", b"b"]);
+        assert_eq!(lines(b"").count(), 0);
+        assert_eq!(lines(b"x").count(), 1);
+    }
+}

@@ -1,0 +1,632 @@
+//! Every `/api/v1/filters` route in-process, with each of its success and error statuses.
+
+mod common;
+
+use amq::math::{Spec, Target};
+use amq::AnyFilter;
+use amq_server::{app, AppState, Limits};
+use axum::http::{Method, StatusCode};
+use common::{call, raw, router};
+use serde_json::json;
+
+const BLOOM: &str = "/api/v1/filters/names";
+
+async fn bloom(app: &axum::Router) {
+    let r = call(
+        app,
+        Method::PUT,
+        BLOOM,
+        Some(json!({"kind": "bloom", "items": 1000, "fpr": 0.01, "seed": 7})),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+}
+
+#[tokio::test]
+async fn create_add_query_describe_list_delete() {
+    let app = router();
+    let r = call(
+        &app,
+        Method::PUT,
+        BLOOM,
+        Some(json!({"kind": "bloom", "items": 1000, "fpr": 0.01, "seed": 7})),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::CREATED);
+    let info = r.json();
+    assert_eq!(info["kind"], "bloom");
+    assert_eq!(info["seed"], 7);
+    assert_eq!(info["items_inserted"], 0);
+    assert_eq!(r.headers["location"], BLOOM);
+    // the same Info the library gives
+    let spec = Spec::Bloom {
+        items: 1000,
+        target: Target::Fpr(0.01),
+        k: None,
+    };
+    let local = AnyFilter::new(&spec, 7).unwrap();
+    assert_eq!(info, serde_json::to_value(local.info()).unwrap());
+
+    let r = call(
+        &app,
+        Method::POST,
+        &format!("{BLOOM}/items"),
+        Some(json!({"items": ["alice", "bob", "alice"]})),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.json(), json!({"added": [true, true, false]}));
+    let r = call(
+        &app,
+        Method::POST,
+        &format!("{BLOOM}/items"),
+        Some(json!({"items_hex": ["0x00ff"]})),
+    )
+    .await;
+    assert_eq!(r.json(), json!({"added": [true]}));
+    let r = call(
+        &app,
+        Method::POST,
+        &format!("{BLOOM}/items"),
+        Some(json!({"items_base64": ["Y2Fyb2w="]})),
+    )
+    .await;
+    assert_eq!(r.json(), json!({"added": [true]}));
+
+    let r = call(
+        &app,
+        Method::POST,
+        &format!("{BLOOM}/contains"),
+        Some(json!({"items": ["alice", "bob", "carol", "mallory"]})),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK);
+    let mut expect = [false; 4];
+    let mut mine = local.clone();
+    for it in [&b"alice"[..], b"bob", b"alice", b"\x00\xff", b"carol"] {
+        mine.insert(it).unwrap();
+    }
+    for (i, it) in ["alice", "bob", "carol", "mallory"].iter().enumerate() {
+        expect[i] = mine.contains(it.as_bytes()).unwrap();
+    }
+    assert_eq!(r.json(), json!({"maybe": expect}));
+    assert_eq!(&expect[..3], &[true, true, true]);
+
+    let r = call(&app, Method::GET, &format!("{BLOOM}/contains/alice"), None).await;
+    assert_eq!(r.json(), json!({"item": "alice", "maybe": true}));
+    let r = call(
+        &app,
+        Method::GET,
+        &format!("{BLOOM}/contains/mallory"),
+        None,
+    )
+    .await;
+    assert_eq!(r.json(), json!({"item": "mallory", "maybe": expect[3]}));
+    let r = call(
+        &app,
+        Method::GET,
+        &format!("{BLOOM}/contains/00ff?encoding=hex"),
+        None,
+    )
+    .await;
+    assert_eq!(r.json()["maybe"], true);
+    let r = call(
+        &app,
+        Method::GET,
+        &format!("{BLOOM}/contains/a%20b%2Fc"),
+        None,
+    )
+    .await;
+    assert_eq!(r.json()["item"], "a b/c");
+
+    let r = call(&app, Method::GET, BLOOM, None).await;
+    assert_eq!(r.json(), serde_json::to_value(mine.info()).unwrap());
+    let r = call(&app, Method::GET, "/api/v1/filters", None).await;
+    let list = r.json();
+    assert_eq!(list["filters"].as_array().unwrap().len(), 1);
+    assert_eq!(list["filters"][0]["name"], "names");
+    assert_eq!(list["filters"][0]["items_inserted"], 5);
+
+    let r = call(&app, Method::DELETE, BLOOM, None).await;
+    assert_eq!(
+        (r.status, r.json()),
+        (StatusCode::OK, json!({"deleted": "names"}))
+    );
+    assert_eq!(
+        call(&app, Method::GET, BLOOM, None).await.status,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        call(&app, Method::DELETE, BLOOM, None).await.status,
+        StatusCode::NOT_FOUND
+    );
+    // the name is free again
+    bloom(&app).await;
+}
+
+#[tokio::test]
+async fn every_kind_is_created_from_its_own_parameters() {
+    let app = router();
+    for (name, spec) in [
+        (
+            "b",
+            json!({"kind": "bloom", "items": 100, "m_bits": 4096, "k": 3}),
+        ),
+        (
+            "bb",
+            json!({"kind": "blocked-bloom", "items": 100, "fpr": 0.01}),
+        ),
+        ("c", json!({"kind": "cuckoo", "items": 100, "fpr": 0.001})),
+        (
+            "w",
+            json!({"kind": "sliding-window-bloom", "window_bits": 4096, "chunk_bits": 1024, "batch": 64, "k": 4}),
+        ),
+        (
+            "a",
+            json!({"kind": "aging-bloom", "window_seconds": 3600, "items_per_generation": 1000, "generations": 4, "fpr": 0.01}),
+        ),
+        (
+            "n",
+            json!({"kind": "negative-cache", "l": 10, "b": 16, "ways": 4, "ttl": 60}),
+        ),
+    ] {
+        let r = call(
+            &app,
+            Method::PUT,
+            &format!("/api/v1/filters/{name}"),
+            Some(spec.clone()),
+        )
+        .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{spec}: {:?}", r.body);
+        assert_eq!(r.json()["kind"], spec["kind"]);
+        let r = call(
+            &app,
+            Method::POST,
+            &format!("/api/v1/filters/{name}/items"),
+            Some(json!({"items": ["x", "y"]})),
+        )
+        .await;
+        assert_eq!(r.status, StatusCode::OK, "{name}: {:?}", r.body);
+        assert_eq!(r.json()["added"].as_array().unwrap().len(), 2);
+    }
+    // an aging filter stamped its items with the server's clock: found now
+    let r = call(&app, Method::GET, "/api/v1/filters/a/contains/x", None).await;
+    assert_eq!(r.json()["maybe"], true);
+    assert_eq!(
+        call(&app, Method::GET, "/api/v1/filters/a", None)
+            .await
+            .json()["items_inserted"],
+        2
+    );
+    // a sliding-window filter answers for positions, a negative cache the other way round
+    for name in ["w", "n"] {
+        let r = call(
+            &app,
+            Method::GET,
+            &format!("/api/v1/filters/{name}/contains/x"),
+            None,
+        )
+        .await;
+        assert_eq!(r.status, StatusCode::CONFLICT, "{name}");
+    }
+}
+
+#[tokio::test]
+async fn cuckoo_deletes_and_bloom_cannot() {
+    let app = router();
+    let c = "/api/v1/filters/c";
+    call(
+        &app,
+        Method::PUT,
+        c,
+        Some(json!({"kind": "cuckoo", "items": 100, "fpr": 0.001})),
+    )
+    .await;
+    call(
+        &app,
+        Method::POST,
+        &format!("{c}/items"),
+        Some(json!({"items": ["x"]})),
+    )
+    .await;
+    let r = call(&app, Method::DELETE, &format!("{c}/items/x"), None).await;
+    assert_eq!(
+        (r.status, r.json()),
+        (StatusCode::OK, json!({"item": "x", "removed": true}))
+    );
+    let r = call(&app, Method::DELETE, &format!("{c}/items/x"), None).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    assert!(r.error().contains("definitely absent"), "{}", r.error());
+    assert_eq!(
+        call(&app, Method::GET, &format!("{c}/contains/x"), None)
+            .await
+            .json()["maybe"],
+        false
+    );
+
+    bloom(&app).await;
+    let r = call(&app, Method::DELETE, &format!("{BLOOM}/items/x"), None).await;
+    assert_eq!(r.status, StatusCode::CONFLICT);
+    assert!(r.error().contains("cannot delete"), "{}", r.error());
+}
+
+#[tokio::test]
+async fn a_full_cuckoo_filter_is_a_409_and_keeps_what_fit() {
+    let app = router();
+    let c = "/api/v1/filters/small";
+    call(
+        &app,
+        Method::PUT,
+        c,
+        Some(json!({"kind": "cuckoo", "items": 8, "fpr": 0.01})),
+    )
+    .await;
+    let items: Vec<String> = (0..5000).map(|i| format!("item-{i}")).collect();
+    let r = call(
+        &app,
+        Method::POST,
+        &format!("{c}/items"),
+        Some(json!({"items": items})),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::CONFLICT);
+    assert!(r.error().contains("full"), "{}", r.error());
+    let held = call(&app, Method::GET, c, None).await.json()["items_inserted"]
+        .as_u64()
+        .unwrap();
+    assert!(held > 0 && held < 5000, "{held}");
+}
+
+#[tokio::test]
+async fn export_is_the_amq_file_with_an_etag_and_import_takes_it() {
+    let app = router();
+    bloom(&app).await;
+    call(
+        &app,
+        Method::POST,
+        &format!("{BLOOM}/items"),
+        Some(json!({"items": ["alice", "bob"]})),
+    )
+    .await;
+    let r = call(&app, Method::GET, &format!("{BLOOM}/export"), None).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.headers["content-type"], "application/octet-stream");
+    let spec = Spec::Bloom {
+        items: 1000,
+        target: Target::Fpr(0.01),
+        k: None,
+    };
+    let mut local = AnyFilter::new(&spec, 7).unwrap();
+    local.insert(b"alice").unwrap();
+    local.insert(b"bob").unwrap();
+    assert_eq!(r.body.as_ref(), local.to_bytes().as_slice());
+    let etag = r.headers["etag"].to_str().unwrap().to_owned();
+
+    let req = axum::http::Request::get(format!("{BLOOM}/export"))
+        .header("if-none-match", &etag)
+        .body(axum::body::Body::empty())
+        .unwrap();
+    assert_eq!(
+        common::send(&app, req).await.status,
+        StatusCode::NOT_MODIFIED
+    );
+    call(
+        &app,
+        Method::POST,
+        &format!("{BLOOM}/items"),
+        Some(json!({"items": ["carol"]})),
+    )
+    .await;
+    let r2 = call(&app, Method::GET, &format!("{BLOOM}/export"), None).await;
+    assert_ne!(r2.headers["etag"].to_str().unwrap(), etag);
+
+    let r = raw(
+        &app,
+        Method::PUT,
+        "/api/v1/filters/copy/import",
+        r2.body.to_vec(),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    assert_eq!(r.json()["items_inserted"], 3);
+    let r = call(
+        &app,
+        Method::GET,
+        "/api/v1/filters/copy/contains/carol",
+        None,
+    )
+    .await;
+    assert_eq!(r.json()["maybe"], true);
+    let r = raw(
+        &app,
+        Method::PUT,
+        "/api/v1/filters/copy/import",
+        r2.body.to_vec(),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::CONFLICT);
+    let r = raw(
+        &app,
+        Method::PUT,
+        "/api/v1/filters/junk/import",
+        b"not an amq file".to_vec(),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(r.error().starts_with("not an .amq file"), "{}", r.error());
+    let mut flipped = r2.body.to_vec();
+    let mid = flipped.len() / 2;
+    flipped[mid] ^= 1;
+    let r = raw(&app, Method::PUT, "/api/v1/filters/junk/import", flipped).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+}
+
+#[tokio::test]
+async fn merge_takes_the_union_of_the_same_shape_only() {
+    let app = router();
+    for (name, item) in [("a", "left"), ("b", "right")] {
+        call(
+            &app,
+            Method::PUT,
+            &format!("/api/v1/filters/{name}"),
+            Some(json!({"kind": "bloom", "items": 1000, "fpr": 0.01})),
+        )
+        .await;
+        call(
+            &app,
+            Method::POST,
+            &format!("/api/v1/filters/{name}/items"),
+            Some(json!({"items": [item]})),
+        )
+        .await;
+    }
+    let r = call(
+        &app,
+        Method::POST,
+        "/api/v1/filters/a/merge",
+        Some(json!({"from": "b"})),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    assert_eq!(r.json()["kind"], "bloom");
+    let r = call(
+        &app,
+        Method::POST,
+        "/api/v1/filters/a/contains",
+        Some(json!({"items": ["left", "right"]})),
+    )
+    .await;
+    assert_eq!(r.json(), json!({"maybe": [true, true]}));
+
+    call(
+        &app,
+        Method::PUT,
+        "/api/v1/filters/other-seed",
+        Some(json!({"kind": "bloom", "items": 1000, "fpr": 0.01, "seed": 1})),
+    )
+    .await;
+    let r = call(
+        &app,
+        Method::POST,
+        "/api/v1/filters/a/merge",
+        Some(json!({"from": "other-seed"})),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::CONFLICT, "{:?}", r.body);
+    call(
+        &app,
+        Method::PUT,
+        "/api/v1/filters/c",
+        Some(json!({"kind": "cuckoo", "items": 1000, "fpr": 0.01})),
+    )
+    .await;
+    let r = call(
+        &app,
+        Method::POST,
+        "/api/v1/filters/a/merge",
+        Some(json!({"from": "c"})),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::CONFLICT);
+    let r = call(
+        &app,
+        Method::POST,
+        "/api/v1/filters/a/merge",
+        Some(json!({"from": "nope"})),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn bad_requests_get_400() {
+    let app = router();
+    bloom(&app).await;
+    let r = raw(
+        &app,
+        Method::POST,
+        &format!("{BLOOM}/items"),
+        b"{\"items\": [".to_vec(),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert!(r.error().starts_with("invalid JSON"), "{}", r.error());
+    let r = call(
+        &app,
+        Method::POST,
+        &format!("{BLOOM}/items"),
+        Some(json!({"items_hex": ["xyz"]})),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert!(
+        r.error().contains("items_hex[0]: invalid hex"),
+        "{}",
+        r.error()
+    );
+    let r = call(
+        &app,
+        Method::POST,
+        &format!("{BLOOM}/items"),
+        Some(json!({"items_base64": ["%%%"]})),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    let r = call(
+        &app,
+        Method::PUT,
+        "/api/v1/filters/.hidden",
+        Some(json!({"kind": "bloom", "items": 10, "fpr": 0.1})),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    let r = call(
+        &app,
+        Method::GET,
+        &format!("{BLOOM}/contains/zz?encoding=hex"),
+        None,
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    let r = call(
+        &app,
+        Method::GET,
+        &format!("{BLOOM}/contains/x?encoding=rot13"),
+        None,
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn missing_things_get_404_and_wrong_methods_405() {
+    let app = router();
+    let r = call(&app, Method::GET, "/api/v1/filters/none", None).await;
+    assert_eq!(
+        (r.status, r.error()),
+        (StatusCode::NOT_FOUND, "no filter \"none\"".into())
+    );
+    for (m, uri) in [
+        (Method::POST, "/api/v1/filters/none/items"),
+        (Method::POST, "/api/v1/filters/none/contains"),
+    ] {
+        let r = call(&app, m, uri, Some(json!({"items": ["x"]}))).await;
+        assert_eq!(r.status, StatusCode::NOT_FOUND, "{uri}");
+    }
+    for uri in [
+        "/api/v1/filters/none/contains/x",
+        "/api/v1/filters/none/export",
+        "/nowhere",
+    ] {
+        let r = call(&app, Method::GET, uri, None).await;
+        assert_eq!(r.status, StatusCode::NOT_FOUND, "{uri}");
+        r.error();
+    }
+    let r = call(&app, Method::PATCH, BLOOM, None).await;
+    assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED);
+    r.error();
+}
+
+#[tokio::test]
+async fn conflicts_get_409() {
+    let app = router();
+    bloom(&app).await;
+    let r = call(
+        &app,
+        Method::PUT,
+        BLOOM,
+        Some(json!({"kind": "cuckoo", "items": 10, "fpr": 0.1})),
+    )
+    .await;
+    assert_eq!(
+        (r.status, r.error()),
+        (StatusCode::CONFLICT, "filter \"names\" exists".into())
+    );
+}
+
+#[tokio::test]
+async fn oversized_requests_get_413() {
+    let limits = Limits {
+        max_body_bytes: 1000,
+        max_items: 3,
+        ..Limits::default()
+    };
+    let app = app(AppState::in_memory(limits, None));
+    bloom(&app).await;
+    let r = call(
+        &app,
+        Method::POST,
+        &format!("{BLOOM}/items"),
+        Some(json!({"items": ["a", "b", "c", "d"]})),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(r.error().contains("--max-items"), "{}", r.error());
+    let r = call(
+        &app,
+        Method::POST,
+        &format!("{BLOOM}/contains"),
+        Some(json!({"items": ["x".repeat(2000)]})),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(r.error().contains("--max-body-bytes"), "{}", r.error());
+    let r = raw(
+        &app,
+        Method::PUT,
+        "/api/v1/filters/big/import",
+        vec![0; 5000],
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::PAYLOAD_TOO_LARGE);
+}
+
+#[tokio::test]
+async fn unacceptable_parameters_get_422() {
+    let limits = Limits {
+        max_filter_bytes: 1 << 20,
+        ..Limits::default()
+    };
+    let app = app(AppState::in_memory(limits, None));
+    for body in [
+        json!({"kind": "bloom", "items": 1000}),
+        json!({"kind": "bloom", "items": 1000, "fpr": 1.5}),
+        json!({"kind": "teapot", "items": 1000, "fpr": 0.01}),
+        json!({"kind": "bloom", "items": 1000, "fpr": 0.01, "seed": -1}),
+        json!([1, 2]),
+        json!({"kind": "bloom", "items": 100000000, "fpr": 0.01}),
+    ] {
+        let r = call(&app, Method::PUT, "/api/v1/filters/x", Some(body.clone())).await;
+        assert_eq!(
+            r.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{body}: {:?}",
+            r.body
+        );
+        r.error();
+    }
+    let r = call(
+        &app,
+        Method::PUT,
+        "/api/v1/filters/x",
+        Some(json!({"kind": "bloom", "items": 100000000, "fpr": 0.01})),
+    )
+    .await;
+    assert!(r.error().contains("--max-filter-bytes"), "{}", r.error());
+    bloom(&app).await;
+    for body in [
+        json!({"items": ["a"], "items_hex": ["00"]}),
+        json!({}),
+        json!({"items": [1]}),
+        json!({"itemz": []}),
+    ] {
+        let r = call(
+            &app,
+            Method::POST,
+            &format!("{BLOOM}/items"),
+            Some(body.clone()),
+        )
+        .await;
+        assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    }
+}

@@ -1,0 +1,533 @@
+//! The Cashu compact state filter routes (nuts PR #433, revision B) in-process, on a clock
+//! the test moves: info, blocks (sealed, open, ETag, 304, cache policy), the feed, the error
+//! codes, the spec's example block, durability across a reopen and a failing store.
+
+mod common;
+
+use amq::clock::ManualClock;
+use amq::formats::cashu_state::{Block, Kind};
+use amq_server::store::{MemoryStore, Store, StoreError, Write};
+use amq_server::{app, AppState, ServerClock, Settings, StateFiltersConfig};
+use axum::body::Body;
+use axum::http::{Method, Request, StatusCode};
+use common::{call, send};
+use serde_json::{json, Value};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+const T0: u64 = 1_701_704_757;
+
+fn vectors() -> Value {
+    serde_json::from_str(include_str!(
+        "../../../tests/vectors/cashu-state/revision-b.json"
+    ))
+    .unwrap()
+}
+
+/// The five `proof_state` SPENT elements of the vectors, as the feed takes them.
+fn spent_changes() -> Vec<Value> {
+    vectors()["elements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["name"].as_str().unwrap().starts_with("Test "))
+        .map(|e| json!({"kind": "proof_state", "id_hex": e["id_hex"], "state": "SPENT"}))
+        .collect()
+}
+
+fn settings(kinds: &[(Kind, u8)], fold: bool, clock: &ManualClock) -> Settings {
+    Settings {
+        state_filters: StateFiltersConfig {
+            kinds: kinds.to_vec(),
+            timeout: 3600,
+            open_interval: Some(60),
+            fold,
+        },
+        clock: ServerClock::Manual(clock.clone()),
+        ..Settings::default()
+    }
+}
+
+fn open(store: Arc<dyn Store>, s: Settings) -> axum::Router {
+    app(AppState::open(store, s).unwrap())
+}
+
+async fn get_block(app: &axum::Router, path: &str, etag: Option<&str>) -> common::Reply {
+    let mut r = Request::get(path);
+    if let Some(e) = etag {
+        r = r.header("if-none-match", e);
+    }
+    send(app, r.body(Body::empty()).unwrap()).await
+}
+
+#[tokio::test]
+async fn the_spec_example_block_sealed_and_open() {
+    let clock = ManualClock::new(T0);
+    let app = open(
+        Arc::new(MemoryStore::new()),
+        settings(&[(Kind::ProofState, 10)], false, &clock),
+    );
+    let r = call(&app, Method::GET, "/v1/filters/info/proof_state", None).await;
+    assert_eq!(
+        r.json(),
+        json!({"b": 10, "timeout": 3600, "open_interval": 60, "blocks": [{"start": T0, "end": null}]})
+    );
+
+    let r = call(
+        &app,
+        Method::POST,
+        "/api/v1/cashu/state",
+        Some(Value::Array(spent_changes())),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    let inserted = r.json()["inserted"].as_array().unwrap().clone();
+    assert_eq!(inserted.len(), 5);
+    assert_eq!(
+        inserted[4],
+        json!({"kind": "proof_state", "height": 0, "count": 5, "sealed": false})
+    );
+
+    let spec = hex::decode(vectors()["spec_example"]["block_hex"].as_str().unwrap()).unwrap();
+    // the open block is served as of its last refresh boundary: empty until 60 s pass
+    let r = get_block(&app, "/v1/filters/blocks/proof_state/0", None).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.body.as_ref(), &[0u8; 128][..]);
+    assert_eq!(r.headers["cache-control"], "public, max-age=60");
+    let empty_etag = r.headers["etag"].to_str().unwrap().to_owned();
+    assert_eq!(
+        get_block(&app, "/v1/filters/blocks/proof_state/0", Some(&empty_etag))
+            .await
+            .status,
+        StatusCode::NOT_MODIFIED
+    );
+    clock.advance(60);
+    let r = get_block(&app, "/v1/filters/blocks/proof_state/0", Some(&empty_etag)).await;
+    assert_eq!(r.status, StatusCode::OK, "the ETag changes with the bytes");
+    assert_eq!(r.headers["content-type"], "application/octet-stream");
+    assert_eq!(r.body.as_ref(), spec.as_slice());
+    assert!(!r.headers["cache-control"]
+        .to_str()
+        .unwrap()
+        .contains("immutable"));
+
+    // the timeout seals it (fold off: b stays 10): the spec's 128 bytes, 76 bits set
+    clock.advance(3600);
+    let r = get_block(&app, "/v1/filters/blocks/proof_state/0", None).await;
+    assert_eq!(r.body.as_ref(), spec.as_slice());
+    assert_eq!(
+        r.headers["cache-control"],
+        "public, max-age=31536000, immutable"
+    );
+    let etag = r.headers["etag"].to_str().unwrap().to_owned();
+    let r = get_block(&app, "/v1/filters/blocks/proof_state/0", Some(&etag)).await;
+    assert_eq!(r.status, StatusCode::NOT_MODIFIED);
+    assert_eq!(
+        r.headers["cache-control"],
+        "public, max-age=31536000, immutable"
+    );
+    let info = call(&app, Method::GET, "/v1/filters/info/proof_state", None)
+        .await
+        .json();
+    assert_eq!(
+        info["blocks"],
+        json!([{"start": T0, "end": T0 + 3600}, {"start": T0 + 3600, "end": null}])
+    );
+}
+
+#[tokio::test]
+async fn a_timeout_seal_folds_and_capacity_seals_at_once() {
+    let clock = ManualClock::new(T0);
+    let app = open(
+        Arc::new(MemoryStore::new()),
+        settings(
+            &[(Kind::ProofState, 10), (Kind::MintQuote, 5)],
+            true,
+            &clock,
+        ),
+    );
+    call(
+        &app,
+        Method::POST,
+        "/api/v1/cashu/state",
+        Some(Value::Array(spent_changes())),
+    )
+    .await;
+    clock.advance(3600);
+    let r = get_block(&app, "/v1/filters/blocks/proof_state/0", None).await;
+    let spec = hex::decode(vectors()["spec_example"]["block_hex"].as_str().unwrap()).unwrap();
+    let b = amq::formats::cashu_state::smallest_b(5).unwrap();
+    assert!(b < 10);
+    let folded = Block::from_bytes(spec).unwrap().fold(b).unwrap();
+    assert_eq!(
+        r.body.as_ref(),
+        folded.as_bytes(),
+        "5 insertions fold to b = {b}"
+    );
+
+    // b = 5 holds one insertion: each change seals its block (height 0 timed out empty)
+    let quotes: Vec<Value> = ["a", "b", "c"]
+        .iter()
+        .map(|q| json!({"kind": "mint_quote", "id_hex": hex::encode(q)}))
+        .collect();
+    let r = call(
+        &app,
+        Method::POST,
+        "/api/v1/cashu/state",
+        Some(Value::Array(quotes)),
+    )
+    .await;
+    let heights: Vec<(u64, bool)> = r.json()["inserted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["height"].as_u64().unwrap(),
+                i["sealed"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(heights, [(1, true), (2, true), (3, true)]);
+    let info = call(&app, Method::GET, "/v1/filters/info/mint_quote", None)
+        .await
+        .json();
+    assert_eq!(info["blocks"].as_array().unwrap().len(), 5);
+    for h in 0..4 {
+        let r = get_block(&app, &format!("/v1/filters/blocks/mint_quote/{h}"), None).await;
+        assert_eq!((r.status, r.body.len()), (StatusCode::OK, 4));
+    }
+}
+
+#[tokio::test]
+async fn error_codes_40001_and_40002() {
+    let clock = ManualClock::new(T0);
+    let app = open(
+        Arc::new(MemoryStore::new()),
+        settings(&[(Kind::ProofState, 10)], true, &clock),
+    );
+    for path in [
+        "/v1/filters/blocks/proof_state/1",
+        "/v1/filters/blocks/proof_state/99999999999",
+        "/v1/filters/blocks/proof_state/x",
+    ] {
+        let r = call(&app, Method::GET, path, None).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{path}");
+        assert_eq!(r.json()["code"], 40001, "{path}");
+    }
+    for path in [
+        "/v1/filters/info/melt_quote",
+        "/v1/filters/blocks/melt_quote/0",
+        "/v1/filters/info/coins",
+        "/v1/filters/blocks/Proof_State/0",
+    ] {
+        let r = call(&app, Method::GET, path, None).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{path}");
+        assert_eq!(r.json()["code"], 40002, "{path}");
+        assert!(r.json()["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("unknown filter kind"));
+    }
+    // no open interval: the open height is out of range too
+    let s = Settings {
+        state_filters: StateFiltersConfig {
+            kinds: vec![(Kind::ProofState, 10)],
+            open_interval: None,
+            ..StateFiltersConfig::default()
+        },
+        ..Settings::default()
+    };
+    let closed = open(Arc::new(MemoryStore::new()), s);
+    assert_eq!(
+        call(
+            &closed,
+            Method::GET,
+            "/v1/filters/blocks/proof_state/0",
+            None
+        )
+        .await
+        .json()["code"],
+        40001
+    );
+    assert_eq!(
+        call(&closed, Method::GET, "/v1/filters/info/proof_state", None)
+            .await
+            .json()["open_interval"],
+        Value::Null
+    );
+}
+
+#[tokio::test]
+async fn the_feed_refuses_bad_changes_whole() {
+    let clock = ManualClock::new(T0);
+    let limits = amq_server::Limits {
+        max_items: 3,
+        ..amq_server::Limits::default()
+    };
+    let app = open(
+        Arc::new(MemoryStore::new()),
+        Settings {
+            limits,
+            ..settings(&[(Kind::ProofState, 10)], true, &clock)
+        },
+    );
+    let y = spent_changes()[0]["id_hex"].clone();
+    for (body, status) in [
+        (
+            json!({"kind": "proof_state", "id_hex": y, "state": "LOST"}),
+            422,
+        ),
+        (
+            json!({"kind": "proof_state", "id_hex": "zz", "state": "SPENT"}),
+            422,
+        ),
+        (
+            json!({"kind": "proof_state", "id_hex": "02", "state": "SPENT"}),
+            422,
+        ),
+        (
+            json!({"kind": "melt_quote", "id_hex": "61", "state": "PAID"}),
+            422,
+        ),
+        (json!({"kind": "coins", "id_hex": "61"}), 422),
+        (
+            json!([{"kind": "proof_state", "id_hex": y, "state": "SPENT"}, {"kind": "proof_state", "id_hex": y}]),
+            422,
+        ),
+        (json!([{}, {}, {}, {}]), 413),
+        (json!([{}]), 422),
+    ] {
+        let r = call(
+            &app,
+            Method::POST,
+            "/api/v1/cashu/state",
+            Some(body.clone()),
+        )
+        .await;
+        assert_eq!(r.status.as_u16(), status, "{body}: {:?}", r.body);
+        r.error();
+    }
+    let r = common::raw(&app, Method::POST, "/api/v1/cashu/state", b"[{".to_vec()).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    // nothing went in: a refused list is refused whole
+    clock.advance(60);
+    let r = get_block(&app, "/v1/filters/blocks/proof_state/0", None).await;
+    assert!(r.body.iter().all(|&b| b == 0));
+    // one change as an object
+    let r = call(
+        &app,
+        Method::POST,
+        "/api/v1/cashu/state",
+        Some(json!({"kind": "proof_state", "id_hex": y, "state": "SPENT"})),
+    )
+    .await;
+    assert_eq!(r.json()["inserted"][0]["count"], 1);
+}
+
+#[tokio::test]
+async fn v1_info_lists_the_kinds_under_the_nuts_number() {
+    let clock = ManualClock::new(T0);
+    let app = open(
+        Arc::new(MemoryStore::new()),
+        settings(
+            &[(Kind::MeltQuote, 12), (Kind::ProofState, 20)],
+            true,
+            &clock,
+        ),
+    );
+    let info = call(&app, Method::GET, "/v1/info", None).await.json();
+    assert_eq!(
+        info["nuts"]["XX"],
+        json!({"supported": true, "kinds": ["proof_state", "melt_quote"]})
+    );
+    assert_eq!(info["nuts"]["23"], json!({"supported": true}));
+    let plain = call(&common::router(), Method::GET, "/v1/info", None)
+        .await
+        .json();
+    assert!(plain["nuts"].get("XX").is_none());
+}
+
+#[tokio::test]
+async fn info_is_gzipped_when_asked() {
+    let clock = ManualClock::new(T0);
+    let app = open(
+        Arc::new(MemoryStore::new()),
+        settings(&[(Kind::MintQuote, 5)], true, &clock),
+    );
+    let quotes: Vec<Value> = (0..20)
+        .map(|i| json!({"kind": "mint_quote", "id_hex": hex::encode(format!("q{i}"))}))
+        .collect();
+    call(
+        &app,
+        Method::POST,
+        "/api/v1/cashu/state",
+        Some(Value::Array(quotes)),
+    )
+    .await;
+    let r = send(
+        &app,
+        Request::get("/v1/filters/info/mint_quote")
+            .header("accept-encoding", "gzip")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.headers["content-encoding"], "gzip");
+}
+
+#[tokio::test]
+async fn a_reopened_store_serves_the_same_blocks() {
+    let clock = ManualClock::new(T0);
+    let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+    let s = settings(
+        &[(Kind::ProofState, 10), (Kind::MintQuote, 5)],
+        false,
+        &clock,
+    );
+    let app1 = open(store.clone(), s.clone());
+    let changes = spent_changes();
+    call(
+        &app1,
+        Method::POST,
+        "/api/v1/cashu/state",
+        Some(Value::Array(changes[..3].to_vec())),
+    )
+    .await;
+    clock.advance(3600); // height 0 seals with three
+    call(
+        &app1,
+        Method::POST,
+        "/api/v1/cashu/state",
+        Some(Value::Array(changes[3..].to_vec())),
+    )
+    .await;
+    call(
+        &app1,
+        Method::POST,
+        "/api/v1/cashu/state",
+        Some(json!({"kind": "mint_quote", "id_hex": "00"})),
+    )
+    .await;
+    clock.advance(60);
+    let info = call(&app1, Method::GET, "/v1/filters/info/proof_state", None)
+        .await
+        .json();
+    let b0 = get_block(&app1, "/v1/filters/blocks/proof_state/0", None)
+        .await
+        .body;
+    let b1 = get_block(&app1, "/v1/filters/blocks/proof_state/1", None)
+        .await
+        .body;
+    assert!(b1.iter().any(|&b| b != 0));
+    drop(app1);
+    let app2 = open(store, s);
+    assert_eq!(
+        call(&app2, Method::GET, "/v1/filters/info/proof_state", None)
+            .await
+            .json(),
+        info
+    );
+    assert_eq!(
+        get_block(&app2, "/v1/filters/blocks/proof_state/0", None)
+            .await
+            .body,
+        b0
+    );
+    assert_eq!(
+        get_block(&app2, "/v1/filters/blocks/proof_state/1", None)
+            .await
+            .body,
+        b1
+    );
+    // mint_quote: height 0 timed out empty, height 1 filled with one insertion (b = 5)
+    let quotes = call(&app2, Method::GET, "/v1/filters/info/mint_quote", None)
+        .await
+        .json();
+    assert_eq!(quotes["blocks"].as_array().unwrap().len(), 3);
+}
+
+/// A store whose commits fail while `failing` is set.
+#[derive(Debug, Default)]
+struct Flaky {
+    inner: MemoryStore,
+    failing: AtomicBool,
+}
+
+impl Store for Flaky {
+    fn commit(&self, writes: &[Write]) -> Result<(), StoreError> {
+        if self.failing.load(Ordering::SeqCst) {
+            return Err(StoreError("disk on fire".into()));
+        }
+        self.inner.commit(writes)
+    }
+    fn scan(&self, prefix: &[u8]) -> Result<amq_server::store::Rows, StoreError> {
+        self.inner.scan(prefix)
+    }
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+        self.inner.get(key)
+    }
+}
+
+#[tokio::test]
+async fn nothing_is_served_that_did_not_reach_the_disk() {
+    let clock = ManualClock::new(T0);
+    let store = Arc::new(Flaky::default());
+    let app = open(
+        store.clone(),
+        settings(&[(Kind::ProofState, 10)], false, &clock),
+    );
+    let changes = spent_changes();
+    store.failing.store(true, Ordering::SeqCst);
+    let r = call(
+        &app,
+        Method::POST,
+        "/api/v1/cashu/state",
+        Some(Value::Array(changes.clone())),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::SERVICE_UNAVAILABLE);
+    assert!(r.error().contains("disk on fire"));
+    store.failing.store(false, Ordering::SeqCst);
+    clock.advance(60);
+    let r = get_block(&app, "/v1/filters/blocks/proof_state/0", None).await;
+    assert!(
+        r.body.iter().all(|&b| b == 0),
+        "an element that failed to commit is served"
+    );
+    // and the filters of amq's own API answer 503 the same way
+    store.failing.store(true, Ordering::SeqCst);
+    let r = call(
+        &app,
+        Method::PUT,
+        "/api/v1/filters/x",
+        Some(json!({"kind": "bloom", "items": 10, "fpr": 0.1})),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::SERVICE_UNAVAILABLE);
+    store.failing.store(false, Ordering::SeqCst);
+    assert_eq!(
+        call(&app, Method::GET, "/api/v1/filters/x", None)
+            .await
+            .status,
+        StatusCode::NOT_FOUND
+    );
+    // once the disk is back, the same changes go in
+    let r = call(
+        &app,
+        Method::POST,
+        "/api/v1/cashu/state",
+        Some(Value::Array(changes)),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK);
+    clock.advance(60);
+    let spec = hex::decode(vectors()["spec_example"]["block_hex"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        get_block(&app, "/v1/filters/blocks/proof_state/0", None)
+            .await
+            .body
+            .as_ref(),
+        spec.as_slice()
+    );
+}
