@@ -67,7 +67,11 @@ pub fn print_info(info: &amq::Info, json: bool) -> Result<()> {
                 obj.get(key).map(|v| (label, text(v)))
             })
             .collect();
-        let width = rows.iter().map(|(l, _)| l.chars().count()).max().unwrap_or(0);
+        let width = rows
+            .iter()
+            .map(|(l, _)| l.chars().count())
+            .max()
+            .unwrap_or(0);
         for (label, value) in rows {
             writeln!(out, "{label:<width$} {value}")?;
         }
