@@ -3,7 +3,7 @@
 
 use crate::errors::{value_error, IntoPy};
 use crate::eth::fixed;
-use crate::items::{with_bytes, Batch};
+use crate::items::{for_each_chunk, with_bytes, Batch};
 use amq::formats::bip158::{self, basic_filter_elements, BlockFilter};
 use amq::formats::bip37::{self, Bip37Filter};
 use pyo3::prelude::*;
@@ -63,13 +63,16 @@ impl PyBip37 {
 
     /// Adds every element of an iterable of ``bytes``.
     fn add_many(&mut self, py: Python<'_>, elements: &Bound<'_, PyAny>) -> PyResult<()> {
-        let batch = Batch::read(elements, Some("an element"))?;
-        let items = batch.items();
         let inner = &mut self.inner;
-        py.detach(|| {
-            items.map(|b| inner.insert_bytes(b));
-        });
-        Ok(())
+        for_each_chunk(elements, Some("an element"), |chunk| {
+            py.detach(|| {
+                let _ = chunk.try_for_each::<()>(|b| {
+                    inner.insert_bytes(b);
+                    Ok(())
+                });
+            });
+            Ok(())
+        })
     }
 
     /// ``[f.contains(e) for e in elements]``.
@@ -78,10 +81,12 @@ impl PyBip37 {
         py: Python<'py>,
         elements: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let batch = Batch::read(elements, Some("an element"))?;
-        let items = batch.items();
         let inner = &self.inner;
-        let out = py.detach(|| items.map(|b| inner.contains_bytes(b)));
+        let mut out = Vec::new();
+        for_each_chunk(elements, Some("an element"), |chunk| {
+            py.detach(|| chunk.map_into(&mut out, |b| inner.contains_bytes(b)));
+            Ok(())
+        })?;
         PyList::new(py, out)
     }
 

@@ -2,7 +2,7 @@
 
 use crate::convert::from_object;
 use crate::errors::{value_error, IntoPy};
-use crate::items::{with_bytes, Batch};
+use crate::items::{for_each_chunk, with_bytes};
 use amq::formats::eth::{self, hex_array, Entries, Entry, LogsBloom};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
@@ -135,10 +135,12 @@ impl PyLogsBloom {
         py: Python<'py>,
         items: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let batch = Batch::read(items, Some("an input"))?;
-        let items = batch.items();
         let inner = &self.inner;
-        let out = py.detach(|| items.map(|b| inner.contains(b)));
+        let mut out = Vec::new();
+        for_each_chunk(items, Some("an input"), |chunk| {
+            py.detach(|| chunk.map_into(&mut out, |b| inner.contains(b)));
+            Ok(())
+        })?;
         PyList::new(py, out)
     }
 

@@ -4,7 +4,7 @@
 use crate::common::{filter_class, same};
 use crate::convert::{new_filter, to_object};
 use crate::errors::{to_py_context, IntoPy};
-use crate::items::{with_item, Batch};
+use crate::items::{for_each_chunk, with_item, CHUNK};
 use amq::math::{Spec, Target};
 use amq::wire::Kind;
 use amq::{AnyFilter, Filter, Insert, Remove};
@@ -17,38 +17,43 @@ fn sized(kind: Kind, n: u64, fpr: f64, k: Option<u32>, seed: u64) -> PyResult<An
     new_filter(&spec, seed)
 }
 
-/// `add_many` of the kinds whose insert can only fail when full: inserts in order, and on an
-/// error says how many of the batch went in before it.
-fn insert_batch<F: Insert<[u8]> + Send>(
+/// `add_many`: inserts in order, a chunk at a time with the GIL released; on an error (a full
+/// cuckoo filter) says how many of the batch went in before it.
+pub fn insert_batch<F: Insert<[u8]> + Send>(
     py: Python<'_>,
     inner: &mut F,
     items: &Bound<'_, PyAny>,
 ) -> PyResult<()> {
-    let batch = Batch::read(items, None)?;
-    let items = batch.items();
-    let n = items.len();
-    let (done, result) = py.detach(|| items.try_for_each(|b| inner.insert(b).map(|_| ())));
-    result.map_err(|e| {
-        to_py_context(
-            e,
-            format_args!("({done} of the batch's {n} items were added before it)"),
-        )
+    let mut added = 0usize;
+    for_each_chunk(items, None, |chunk| {
+        let (done, result) = py.detach(|| chunk.try_for_each(|b| inner.insert(b).map(|_| ())));
+        added += done;
+        result.map_err(|e| {
+            to_py_context(
+                e,
+                format_args!("({added} items of the batch were added before it)"),
+            )
+        })
     })
 }
 
-/// `contains_many` of the kinds with prefetching hash batches: hashes every item, then asks
-/// for them all, with the GIL released.
+/// `contains_many` of the kinds with prefetching hash batches: per chunk, hashes the items
+/// and asks for them all, with the GIL released.
 macro_rules! contains_batch {
     ($py:expr, $inner:expr, $items:expr) => {{
-        let batch = Batch::read($items, None)?;
-        let items = batch.items();
         let inner = $inner;
-        let out = $py.detach(|| {
-            let hashes = items.map(|b| inner.hash(b));
-            let mut out = vec![false; hashes.len()];
-            inner.contains_hash_batch(&hashes, &mut out);
-            out
-        });
+        let mut out: Vec<bool> = Vec::new();
+        let mut hashes: Vec<u128> = Vec::with_capacity(CHUNK);
+        for_each_chunk($items, None, |chunk| {
+            $py.detach(|| {
+                hashes.clear();
+                chunk.map_into(&mut hashes, |b| inner.hash(b));
+                let start = out.len();
+                out.resize(start + hashes.len(), false);
+                inner.contains_hash_batch(&hashes, &mut out[start..]);
+            });
+            Ok(())
+        })?;
         PyList::new($py, out)
     }};
 }

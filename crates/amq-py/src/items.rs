@@ -15,7 +15,7 @@
 use numpy::PyReadonlyArray1;
 use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyByteArray, PyBytes, PyInt, PyIterator, PyString};
 
 /// The message of the `TypeError` for an object that is not an item.
 fn not_an_item(obj: &Bound<'_, PyAny>) -> PyErr {
@@ -42,6 +42,27 @@ fn int_bytes(obj: &Bound<'_, PyAny>) -> PyResult<[u8; 8]> {
     }
 }
 
+/// Calls `f` with the UTF-8 bytes of a str: borrowed from the str where the ABI allows it
+/// (3.10 and later, or the full API), else encoded into a new bytes object (the stable ABI of
+/// 3.9 has no borrowed view).
+#[cfg(any(
+    all(feature = "abi3-py310", not(feature = "abi3-py39")),
+    not(any(feature = "abi3-py310", feature = "abi3-py39"))
+))]
+#[inline]
+fn utf8<R>(s: &Bound<'_, PyString>, f: impl FnOnce(&[u8]) -> R) -> PyResult<R> {
+    Ok(f(s.to_str()?.as_bytes()))
+}
+
+/// Calls `f` with the UTF-8 bytes of a str, encoded into a new bytes object (the stable ABI
+/// of 3.9 has no borrowed view of a str's UTF-8).
+#[cfg(feature = "abi3-py39")]
+#[inline]
+fn utf8<R>(s: &Bound<'_, PyString>, f: impl FnOnce(&[u8]) -> R) -> PyResult<R> {
+    let b = s.encode_utf8()?;
+    Ok(f(b.as_bytes()))
+}
+
 /// Calls `f` with the bytes of one item.
 ///
 /// # Errors
@@ -49,13 +70,19 @@ fn int_bytes(obj: &Bound<'_, PyAny>) -> PyResult<[u8; 8]> {
 /// `UnicodeEncodeError` for a `str` that is not valid Unicode.
 #[inline]
 pub fn with_item<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(&[u8]) -> R) -> PyResult<R> {
+    // exact types first: a pointer comparison (the subclass checks below are calls under the
+    // stable ABI)
+    if let Ok(b) = obj.cast_exact::<PyBytes>() {
+        return Ok(f(b.as_bytes()));
+    }
+    if let Ok(s) = obj.cast_exact::<PyString>() {
+        return utf8(s, f);
+    }
     if let Ok(b) = obj.cast::<PyBytes>() {
         return Ok(f(b.as_bytes()));
     }
     if let Ok(s) = obj.cast::<PyString>() {
-        // abi3 for Python 3.9 has no borrowed UTF-8 view of a str: encode it once
-        let b = s.encode_utf8()?;
-        return Ok(f(b.as_bytes()));
+        return utf8(s, f);
     }
     if obj.cast::<PyInt>().is_ok() {
         return Ok(f(&int_bytes(obj)?));
@@ -127,7 +154,7 @@ impl Arena {
 pub enum Items<'a> {
     /// Items of any kind, copied.
     Arena(&'a Arena),
-    /// A NumPy `uint64` array, in place.
+    /// A NumPy `uint64` array (or a chunk of one), in place.
     U64(&'a [u64]),
     /// A NumPy `int64` array, in place.
     I64(&'a [i64]),
@@ -170,76 +197,140 @@ impl Items<'_> {
         (done, result)
     }
 
-    /// `f` of each item's bytes, in order.
-    pub fn map<T>(&self, mut f: impl FnMut(&[u8]) -> T) -> Vec<T> {
-        let mut out = Vec::with_capacity(self.len());
+    /// `f` of each item's bytes, in order, appended to `out`.
+    pub fn map_into<T>(&self, out: &mut Vec<T>, mut f: impl FnMut(&[u8]) -> T) {
+        out.reserve(self.len());
         let _ = self.try_for_each::<()>(|b| {
             out.push(f(b));
             Ok(())
         });
-        out
     }
 }
 
-/// A batch read from a Python object: a NumPy integer array kept borrowed, or the items of
-/// an iterable copied into an [`Arena`].
-pub enum Batch<'py> {
-    /// A contiguous `uint64` array.
+/// The items of a batch handed over at a time: enough to amortise releasing and taking the
+/// GIL, few enough that the buffers stay in cache and are reused.
+pub const CHUNK: usize = 4096;
+
+/// A contiguous one-dimensional NumPy `uint64` or `int64` array, read in place.
+pub enum Array<'py> {
     U64(PyReadonlyArray1<'py, u64>),
-    /// A contiguous `int64` array.
     I64(PyReadonlyArray1<'py, i64>),
+}
+
+impl<'py> Array<'py> {
+    /// `obj` as such an array, if it is one (other dtypes and strided arrays are read item by
+    /// item instead). NumPy is not imported for objects that are not NumPy arrays.
+    fn of(obj: &Bound<'py, PyAny>) -> PyResult<Option<Self>> {
+        if obj.get_type().name()?.to_cow()? != "ndarray" {
+            return Ok(None);
+        }
+        if let Ok(a) = obj.extract::<PyReadonlyArray1<'py, u64>>() {
+            if a.as_slice().is_ok() {
+                return Ok(Some(Array::U64(a)));
+            }
+        }
+        if let Ok(a) = obj.extract::<PyReadonlyArray1<'py, i64>>() {
+            if a.as_slice().is_ok() {
+                return Ok(Some(Array::I64(a)));
+            }
+        }
+        Ok(None)
+    }
+
+    fn items(&self) -> Items<'_> {
+        // `of` checked that both are contiguous
+        match self {
+            Array::U64(a) => Items::U64(a.as_slice().unwrap_or(&[])),
+            Array::I64(a) => Items::I64(a.as_slice().unwrap_or(&[])),
+        }
+    }
+}
+
+/// The iterator over a batch that is not an array.
+fn iterate<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyIterator>> {
+    if obj.is_instance_of::<PyBytes>() || obj.is_instance_of::<PyString>() {
+        // iterating a bytes or str object item by item is almost surely a mistake
+        return Err(PyTypeError::new_err(
+            "a batch is an iterable of items (a list, a tuple, a NumPy array, ...), not a \
+             single bytes or str object",
+        ));
+    }
+    obj.try_iter()
+}
+
+/// Reads one item into the arena.
+fn push(arena: &mut Arena, item: &Bound<'_, PyAny>, bytes_only: Option<&str>) -> PyResult<()> {
+    match bytes_only {
+        None => with_item(item, |b| arena.push(b)),
+        Some(what) => with_bytes(item, what, |b| arena.push(b)),
+    }
+}
+
+/// Calls `f` with the items of a batch, [`CHUNK`] at a time, in order: a contiguous NumPy
+/// `uint64`/`int64` array is read in place, any other iterable item by item into one reused
+/// buffer (as [`with_item`] reads an item; with `bytes_only`, as [`with_bytes`]). `f` may
+/// release the GIL while it works on a chunk.
+///
+/// # Errors
+/// `TypeError` if `obj` is not iterable or holds an object that is not an item, the errors of
+/// [`with_item`], and `f`'s errors, which stop the batch there: the chunks before were
+/// handed to `f`.
+pub fn for_each_chunk<'py>(
+    obj: &Bound<'py, PyAny>,
+    bytes_only: Option<&str>,
+    mut f: impl FnMut(Items<'_>) -> PyResult<()>,
+) -> PyResult<()> {
+    if bytes_only.is_none() {
+        if let Some(array) = Array::of(obj)? {
+            return match array.items() {
+                Items::U64(v) => v.chunks(CHUNK).try_for_each(|c| f(Items::U64(c))),
+                Items::I64(v) => v.chunks(CHUNK).try_for_each(|c| f(Items::I64(c))),
+                Items::Arena(_) => Ok(()),
+            };
+        }
+    }
+    let mut iter = iterate(obj)?;
+    let mut arena = Arena::default();
+    loop {
+        arena.data.clear();
+        arena.ends.clear();
+        for item in iter.by_ref().take(CHUNK) {
+            push(&mut arena, &item?, bytes_only)?;
+        }
+        let full = arena.ends.len() == CHUNK;
+        if !arena.ends.is_empty() {
+            f(Items::Arena(&arena))?;
+        }
+        if !full {
+            return Ok(());
+        }
+    }
+}
+
+/// A whole batch in memory, for the structures built from all their items at once (the
+/// Golomb-coded sets): a NumPy integer array kept borrowed, or the items of an iterable
+/// copied into one [`Arena`].
+pub enum Batch<'py> {
+    /// A contiguous NumPy array.
+    Array(Array<'py>),
     /// Anything else, copied.
     Arena(Arena),
 }
 
 impl<'py> Batch<'py> {
-    /// Reads a batch: a one-dimensional contiguous NumPy `uint64`/`int64` array in place, or
-    /// the items of any iterable (`list` and `tuple` the fastest), each as [`with_item`] reads
-    /// it (with `bytes_only`, as [`with_bytes`] reads it).
+    /// Reads a whole batch, as [`for_each_chunk`] reads its chunks.
     ///
     /// # Errors
-    /// `TypeError` if `obj` is not iterable or holds an object that is not an item, and the
-    /// errors of [`with_item`].
+    /// As [`for_each_chunk`].
     pub fn read(obj: &Bound<'py, PyAny>, bytes_only: Option<&str>) -> PyResult<Self> {
-        if bytes_only.is_none() && obj.get_type().name()?.to_cow()? == "ndarray" {
-            if let Ok(a) = obj.extract::<PyReadonlyArray1<'py, u64>>() {
-                if a.as_slice().is_ok() {
-                    return Ok(Batch::U64(a));
-                }
-            }
-            if let Ok(a) = obj.extract::<PyReadonlyArray1<'py, i64>>() {
-                if a.as_slice().is_ok() {
-                    return Ok(Batch::I64(a));
-                }
+        if bytes_only.is_none() {
+            if let Some(array) = Array::of(obj)? {
+                return Ok(Batch::Array(array));
             }
         }
         let mut arena = Arena::default();
-        let add = |arena: &mut Arena, item: &Bound<'py, PyAny>| -> PyResult<()> {
-            match bytes_only {
-                None => with_item(item, |b| arena.push(b)),
-                Some(what) => with_bytes(item, what, |b| arena.push(b)),
-            }
-        };
-        if let Ok(list) = obj.cast::<PyList>() {
-            arena.ends.reserve(list.len());
-            for item in list.iter() {
-                add(&mut arena, &item)?;
-            }
-        } else if let Ok(tuple) = obj.cast::<PyTuple>() {
-            arena.ends.reserve(tuple.len());
-            for item in tuple.iter() {
-                add(&mut arena, &item)?;
-            }
-        } else if obj.cast::<PyBytes>().is_ok() || obj.cast::<PyString>().is_ok() {
-            // iterating a bytes or str object item by item is almost surely a mistake
-            return Err(PyTypeError::new_err(
-                "a batch is an iterable of items (a list, a tuple, a NumPy array, ...), not a \
-                 single bytes or str object",
-            ));
-        } else {
-            for item in obj.try_iter()? {
-                add(&mut arena, &item?)?;
-            }
+        for item in iterate(obj)? {
+            push(&mut arena, &item?, bytes_only)?;
         }
         Ok(Batch::Arena(arena))
     }
@@ -248,16 +339,14 @@ impl<'py> Batch<'py> {
     pub fn byte_items(&self) -> Vec<&[u8]> {
         match self {
             Batch::Arena(a) => a.slices(),
-            _ => Vec::new(),
+            Batch::Array(_) => Vec::new(),
         }
     }
 
     /// The items, to be used with or without the GIL.
     pub fn items(&self) -> Items<'_> {
         match self {
-            // `read` checked that both arrays are contiguous
-            Batch::U64(a) => Items::U64(a.as_slice().unwrap_or(&[])),
-            Batch::I64(a) => Items::I64(a.as_slice().unwrap_or(&[])),
+            Batch::Array(a) => a.items(),
             Batch::Arena(a) => Items::Arena(a),
         }
     }

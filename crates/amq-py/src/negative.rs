@@ -4,7 +4,7 @@
 use crate::common::{filter_class, same_bytes, ToBytes};
 use crate::convert::{new_filter, to_object};
 use crate::errors::IntoPy;
-use crate::items::{with_item, Batch};
+use crate::items::{for_each_chunk, with_item};
 use crate::window::set_clock;
 use amq::clock::ManualClock;
 use amq::math::Spec;
@@ -107,13 +107,16 @@ filter_class!(PyNegative, negative_from_bytes, same_bytes, {
         now: Option<u64>,
     ) -> PyResult<()> {
         set_clock(self.inner.clock(), now);
-        let batch = Batch::read(items, None)?;
-        let items = batch.items();
         let inner = &mut self.inner;
-        py.detach(|| {
-            items.map(|b| inner.insert(b));
-        });
-        Ok(())
+        for_each_chunk(items, None, |chunk| {
+            py.detach(|| {
+                let _ = chunk.try_for_each::<()>(|b| {
+                    inner.insert(b);
+                    Ok(())
+                });
+            });
+            Ok(())
+        })
     }
 
     /// ``[cache.contains(item, now) for item in items]`` (GIL released).
@@ -124,10 +127,12 @@ filter_class!(PyNegative, negative_from_bytes, same_bytes, {
         items: &Bound<'py, PyAny>,
         now: Option<u64>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let batch = Batch::read(items, None)?;
-        let items = batch.items();
         let c = self.at(now);
-        let out = py.detach(|| items.map(|b| c.contains(b)));
+        let mut out = Vec::new();
+        for_each_chunk(items, None, |chunk| {
+            py.detach(|| chunk.map_into(&mut out, |b| c.contains(b)));
+            Ok(())
+        })?;
         PyList::new(py, out)
     }
 

@@ -4,7 +4,7 @@
 use crate::common::{filter_class, same, same_bytes, ToBytes};
 use crate::convert::{new_filter, to_object};
 use crate::errors::{to_py, to_py_context, IntoPy};
-use crate::items::{with_item, Batch};
+use crate::items::{for_each_chunk, with_item, Batch};
 use amq::clock::{Clock, ManualClock, SystemClock};
 use amq::math::Spec;
 use amq::window::{AgingBloom, Rotation, WindowParams};
@@ -91,17 +91,18 @@ filter_class!(PyWindow, amq::SlidingWindowBloom::from_bytes, same, {
     /// Adds every item at the next positions in order (GIL released); returns the first
     /// position (the items get ``first, first + 1, ...``).
     fn add_many(&mut self, py: Python<'_>, items: &Bound<'_, PyAny>) -> PyResult<u64> {
-        let batch = Batch::read(items, None)?;
-        let items = batch.items();
-        let n = items.len();
         let first = self.inner.next_position();
         let inner = &mut self.inner;
-        let (done, result) = py.detach(|| items.try_for_each(|b| inner.insert(b).map(|_| ())));
-        result.map_err(|e| {
-            to_py_context(
-                e,
-                format_args!("({done} of the batch's {n} items were added before it)"),
-            )
+        let mut added = 0usize;
+        for_each_chunk(items, None, |chunk| {
+            let (done, result) = py.detach(|| chunk.try_for_each(|b| inner.insert(b).map(|_| ())));
+            added += done;
+            result.map_err(|e| {
+                to_py_context(
+                    e,
+                    format_args!("({added} items of the batch were added before it)"),
+                )
+            })
         })?;
         Ok(first)
     }
@@ -128,9 +129,10 @@ filter_class!(PyWindow, amq::SlidingWindowBloom::from_bytes, same, {
             )));
         }
         let inner = &self.inner;
-        let out = py.detach(|| {
+        let mut out = Vec::new();
+        py.detach(|| {
             let mut i = 0;
-            items.map(|b| {
+            items.map_into(&mut out, |b| {
                 let hit = inner.contains(b, positions[i]);
                 i += 1;
                 hit
@@ -286,11 +288,7 @@ filter_class!(PyAging, aging_from_bytes, same_bytes, {
         now: Option<u64>,
     ) -> PyResult<()> {
         set_clock(self.inner.clock(), now);
-        let batch = Batch::read(items, None)?;
-        let items = batch.items();
-        let inner = &mut self.inner;
-        let (_, result) = py.detach(|| items.try_for_each(|b| inner.insert(b).map(|_| ())));
-        result.py()
+        crate::filters::insert_batch(py, &mut self.inner, items)
     }
 
     /// ``[f.contains(item, now) for item in items]`` (GIL released).
@@ -301,10 +299,12 @@ filter_class!(PyAging, aging_from_bytes, same_bytes, {
         items: &Bound<'py, PyAny>,
         now: Option<u64>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let batch = Batch::read(items, None)?;
-        let items = batch.items();
         let f = self.at(now);
-        let out = py.detach(|| items.map(|b| f.contains(b)));
+        let mut out = Vec::new();
+        for_each_chunk(items, None, |chunk| {
+            py.detach(|| chunk.map_into(&mut out, |b| f.contains(b)));
+            Ok(())
+        })?;
         PyList::new(py, out)
     }
 

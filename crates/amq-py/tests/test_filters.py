@@ -145,7 +145,7 @@ def test_cuckoo_removes_counts_and_reports_full():
     small = amq.CuckooFilter(2, 8)  # 8 slots
     with pytest.raises(amq.FilterFullError, match="filter is full") as e:
         small.add_many(range(100))
-    assert "items were added before it" in str(e.value)
+    assert "items of the batch were added before it" in str(e.value)
     held = small.inserted
     assert 0 < held <= 9  # 8 slots and the victim stash
     assert all(i in small for i in range(held))  # nothing lost
