@@ -64,7 +64,7 @@ fn bench(c: &mut Criterion) {
                 let present = cache.contains(&(state >> (64 - l)));
                 // the next key needs this answer (the CPU may still guess it and run ahead, as
                 // it would in a caller that branches on the answer)
-                state = (state + 1 + u64::from(present)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                state = (state + 1 + u64::from(present)).wrapping_mul(amq::hash::GOLDEN_GAMMA);
                 present
             })
         });

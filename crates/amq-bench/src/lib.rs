@@ -1,15 +1,12 @@
 //! Benchmarks only: see `benches/`. What several benches share lives here.
 
-/// SplitMix64's increment (⌊2⁶⁴/φ⌋).
-const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
+use amq::hash::splitmix64;
 
-/// SplitMix64's output for state `x` (Steele, Lea and Flood, OOPSLA 2014): a bijection on
-/// u64, so `mix(i)` over distinct i gives distinct, random-looking keys.
+/// SplitMix64's output for state `x` (the library's [`splitmix64`]): a bijection on u64, so
+/// `mix(i)` over distinct i gives distinct, random-looking keys.
 pub fn mix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(GAMMA);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+    let mut state = x;
+    splitmix64(&mut state)
 }
 
 /// A SplitMix64 stream: a fixed, seeded sequence of `mix(seed)`, `mix(seed + γ)`, ...
@@ -19,9 +16,7 @@ pub struct SplitMix(pub u64);
 impl SplitMix {
     /// The next 64 bits.
     pub fn next_u64(&mut self) -> u64 {
-        let out = mix(self.0);
-        self.0 = self.0.wrapping_add(GAMMA);
-        out
+        splitmix64(&mut self.0)
     }
 
     /// The next 32 bytes (four words, little-endian): a stand-in for a hash.

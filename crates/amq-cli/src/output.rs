@@ -60,3 +60,25 @@ pub fn summary(json: bool, value: &serde_json::Value, text: impl FnOnce() -> Str
     }
     Ok(())
 }
+/// Prints named figures: one JSON object (in this order) or one `name  value` line each.
+pub fn print_fields(fields: &[(&str, serde_json::Value)], json: bool) -> Result<()> {
+    let mut out = stdout();
+    if json {
+        let obj: serde_json::Map<String, serde_json::Value> = fields
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
+        json_line(&mut out, &serde_json::Value::Object(obj))?;
+    } else {
+        for (name, value) in fields {
+            let text = match value {
+                serde_json::Value::String(s) => s.clone(),
+                serde_json::Value::Null => "-".to_string(),
+                other => other.to_string(),
+            };
+            writeln!(out, "{:<22} {text}", name.replace('_', " "))?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}

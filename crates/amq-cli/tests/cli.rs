@@ -1,21 +1,13 @@
 //! The `amq` command line: plan, build, query, contains, info, merge, with exit statuses.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{amq, info, json_lines, success_json, words, Dir};
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 
-fn amq() -> Command {
-    Command::cargo_bin("amq").unwrap()
-}
-
 fn plan_json(args: &[&str]) -> serde_json::Value {
-    let out = amq().arg("plan").args(args).arg("--json").output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    success_json(amq().arg("plan").args(args).arg("--json"))
 }
 
 fn close(v: &serde_json::Value, key: &str, want: f64, tol: f64) {
@@ -106,10 +98,9 @@ fn plan_fields_and_kinds() {
         .args(["plan", "--items", "1000", "--fpr", "0.01", "--json"])
         .output()
         .unwrap();
-    let kinds: Vec<String> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["kind"].to_string())
+    let kinds: Vec<String> = json_lines(&out.stdout)
+        .iter()
+        .map(|v| v["kind"].to_string())
         .collect();
     assert_eq!(kinds, [r#""bloom""#, r#""blocked-bloom""#, r#""cuckoo""#]);
     // cuckoo cannot reach 10⁻⁶ with 16-bit fingerprints: left out, with a note
@@ -147,22 +138,6 @@ fn plan_errors_exit_2() {
     }
 }
 
-struct Dir(tempfile::TempDir);
-
-impl Dir {
-    fn new() -> Self {
-        Dir(tempfile::tempdir().unwrap())
-    }
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.path().join(name)
-    }
-    fn write(&self, name: &str, bytes: &[u8]) -> PathBuf {
-        let p = self.path(name);
-        std::fs::write(&p, bytes).unwrap();
-        p
-    }
-}
-
 fn build(dir: &Dir, name: &str, input: &Path, extra: &[&str]) -> PathBuf {
     let out = dir.path(name);
     amq()
@@ -176,15 +151,11 @@ fn build(dir: &Dir, name: &str, input: &Path, extra: &[&str]) -> PathBuf {
     out
 }
 
-fn words(prefix: &str, n: usize) -> String {
-    (0..n).map(|i| format!("{prefix}{i}\n")).collect()
-}
-
 #[test]
 fn build_query_info_round_trip_both_kinds() {
     let dir = Dir::new();
-    let members = dir.write("members.txt", words("m", 5000).as_bytes());
-    let others = dir.write("others.txt", words("o", 20000).as_bytes());
+    let members = dir.write("members.txt", words("m", 5000));
+    let others = dir.write("others.txt", words("o", 20000));
     for kind in ["bloom", "blocked-bloom"] {
         let f = build(
             &dir,
@@ -233,8 +204,7 @@ fn build_query_info_round_trip_both_kinds() {
             .unwrap();
         assert_eq!(absent + hits, 20000.0);
         // info
-        let out = amq().args(["info", "--json"]).arg(&f).output().unwrap();
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let v = info(&f);
         assert_eq!(v["kind"], kind);
         assert_eq!(v["items_inserted"], 5000);
         let est = v["estimated_items"].as_f64().unwrap();
@@ -263,14 +233,12 @@ fn build_counts_distinct_items_and_reports() {
     let dir = Dir::new();
     let input = dir.write("dups.txt", b"a\nb\na\nc\nb\n");
     let out = dir.path("d.amq");
-    let o = amq()
-        .args(["build", "--fpr", "0.01", "--json", "-o"])
-        .arg(&out)
-        .arg(&input)
-        .output()
-        .unwrap();
-    assert!(o.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = success_json(
+        amq()
+            .args(["build", "--fpr", "0.01", "--json", "-o"])
+            .arg(&out)
+            .arg(&input),
+    );
     assert_eq!(v["items"], 3);
     assert!(v["expected_fpr"].as_f64().unwrap() <= 0.01);
     // text summary goes to stderr
@@ -349,7 +317,7 @@ fn stdin_lines_crlf_empty_items_and_hex() {
 #[test]
 fn contains_and_query_exit_statuses() {
     let dir = Dir::new();
-    let members = dir.write("m.txt", words("m", 100).as_bytes());
+    let members = dir.write("m.txt", words("m", 100));
     let f = build(&dir, "f.amq", &members, &["--fpr", "0.0001"]);
     amq()
         .arg("contains")
@@ -406,12 +374,9 @@ fn contains_and_query_exit_statuses() {
 #[test]
 fn merge_is_the_union() {
     let dir = Dir::new();
-    let a_in = dir.write("a.txt", words("a", 300).as_bytes());
-    let b_in = dir.write("b.txt", words("b", 300).as_bytes());
-    let both_in = dir.write(
-        "ab.txt",
-        format!("{}{}", words("a", 300), words("b", 300)).as_bytes(),
-    );
+    let a_in = dir.write("a.txt", words("a", 300));
+    let b_in = dir.write("b.txt", words("b", 300));
+    let both_in = dir.write("ab.txt", format!("{}{}", words("a", 300), words("b", 300)));
     let shape = ["--bits", "20000", "--hashes", "5", "--seed", "3"];
     let a = build(&dir, "a.amq", &a_in, &shape);
     let b = build(&dir, "b.amq", &b_in, &shape);
@@ -472,7 +437,7 @@ fn merge_is_the_union() {
 #[test]
 fn bad_files_and_flags_exit_2_without_panicking() {
     let dir = Dir::new();
-    let members = dir.write("m.txt", words("m", 50).as_bytes());
+    let members = dir.write("m.txt", words("m", 50));
     let f = build(&dir, "f.amq", &members, &["--fpr", "0.01"]);
     let good = std::fs::read(&f).unwrap();
     let truncated = dir.write("t.amq", &good[..good.len() - 9]);

@@ -1,29 +1,15 @@
 //! `amq algorand indices|check|replay|plan` against the Python oracle
 //! (tests/vectors/algorand/registry-oracle.json), with exit statuses.
 
-use assert_cmd::Command;
+mod common;
+
 use base64::Engine as _;
+use common::{amq, json_lines, success_json, vector, Dir};
 use predicates::prelude::*;
 use serde_json::Value;
 
-fn amq() -> Command {
-    Command::cargo_bin("amq").unwrap()
-}
-
 fn oracle() -> Value {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../tests/vectors/algorand/registry-oracle.json"
-    );
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
-fn lines(stdout: &[u8]) -> Vec<Value> {
-    String::from_utf8(stdout.to_vec())
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    vector("algorand/registry-oracle.json")
 }
 
 #[test]
@@ -39,7 +25,7 @@ fn indices_match_the_oracle() {
         text.starts_with("{\"unit_name\":\"The GOAT\",\"h1\":"),
         "{text}"
     );
-    let got = lines(&out.stdout);
+    let got = json_lines(&out.stdout);
     let o = oracle();
     for (g, name) in got.iter().zip(["54686520474f4154", "4241594331"]) {
         let want = o["indices"]
@@ -56,7 +42,7 @@ fn indices_match_the_oracle() {
         .args(["algorand", "indices", "--hex", "0xfffe0001"])
         .output()
         .unwrap();
-    let g = &lines(&out.stdout)[0];
+    let g = &json_lines(&out.stdout)[0];
     let want = o["indices"]
         .as_array()
         .unwrap()
@@ -69,7 +55,7 @@ fn indices_match_the_oracle() {
         .args(["algorand", "indices", "--k", "4", "x"])
         .output()
         .unwrap();
-    assert!(lines(&out.stdout)[0]["h4"].is_u64());
+    assert!(json_lines(&out.stdout)[0]["h4"].is_u64());
 }
 
 #[test]
@@ -90,7 +76,7 @@ fn replay_matches_the_oracle() {
         }
         let out = cmd.write_stdin(calls.join("\n") + "\n").output().unwrap();
         assert_eq!(out.status.code(), Some(0));
-        let got = lines(&out.stdout);
+        let got = json_lines(&out.stdout);
         assert_eq!(got.len(), calls.len() + 1);
         for (g, want) in got.iter().zip(r["results"].as_array().unwrap()) {
             assert_eq!(&g["result"], want);
@@ -152,17 +138,13 @@ fn check_reads_raw_base64_and_algod_json() {
     let raw = base64::engine::general_purpose::STANDARD
         .decode(b64)
         .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let raw_path = dir.path().join("bloom.bin");
-    let b64_path = dir.path().join("bloom.b64");
-    let json_path = dir.path().join("box.json");
-    std::fs::write(&raw_path, &raw).unwrap();
-    std::fs::write(&b64_path, format!("{b64}\n")).unwrap();
-    std::fs::write(
-        &json_path,
+    let dir = Dir::new();
+    let raw_path = dir.write("bloom.bin", &raw);
+    let b64_path = dir.write("bloom.b64", format!("{b64}\n"));
+    let json_path = dir.write(
+        "box.json",
         format!(r#"{{"name":"Ymxvb20=","round":1234,"value":"{b64}"}}"#),
-    )
-    .unwrap();
+    );
     for path in [&raw_path, &b64_path, &json_path] {
         amq()
             .args(["algorand", "check", "--box"])
@@ -186,7 +168,7 @@ fn check_reads_raw_base64_and_algod_json() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    let v = &lines(&out.stdout)[0];
+    let v = &json_lines(&out.stdout)[0];
     assert_eq!(v["unit_name"], "fffe");
     assert_eq!(v["available"], false);
     // forcing --format raw on base64 text reads it as a (different) raw box
@@ -200,9 +182,8 @@ fn check_reads_raw_base64_and_algod_json() {
 
 #[test]
 fn errors_exit_2() {
-    let dir = tempfile::tempdir().unwrap();
-    let empty = dir.path().join("empty");
-    std::fs::write(&empty, b"").unwrap();
+    let dir = Dir::new();
+    let empty = dir.write("empty", b"");
     amq()
         .args(["algorand", "check", "--box"])
         .arg(&empty)
@@ -210,8 +191,7 @@ fn errors_exit_2() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("box size"));
-    let big = dir.path().join("big");
-    std::fs::write(&big, vec![0u8; 32_769]).unwrap();
+    let big = dir.write("big", vec![0u8; 32_769]);
     amq()
         .args(["algorand", "check", "--box"])
         .arg(&big)
@@ -242,14 +222,9 @@ fn errors_exit_2() {
 
 #[test]
 fn plan_json() {
-    let out = amq()
-        .args([
-            "algorand", "plan", "--supply", "10000", "--fpr", "1%", "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = success_json(amq().args([
+        "algorand", "plan", "--supply", "10000", "--fpr", "1%", "--json",
+    ]));
     assert_eq!(v["box_bytes"], 13_184);
     assert_eq!(v["k"], 4);
     assert_eq!(v["min_balance_microalgos"], 2_500 + 400 * (5 + 13_184));

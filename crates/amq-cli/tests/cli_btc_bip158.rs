@@ -1,38 +1,30 @@
 //! `amq btc filter|gcs|match` against every block of bitcoin/bips `bip-0158/testnet-19.json`,
 //! with exit statuses.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{amq, json, json_lines, lines, vector, Dir};
 use predicates::prelude::*;
 use serde_json::Value;
 
-fn amq() -> Command {
-    Command::cargo_bin("amq").unwrap()
-}
-
 fn rows() -> Vec<Value> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../tests/vectors/bip158/testnet-19.json"
-    );
-    let v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    v.as_array().unwrap()[1..].to_vec()
+    vector("bip158/testnet-19.json").as_array().unwrap()[1..].to_vec()
 }
 
 #[test]
 fn filter_reproduces_every_block() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Dir::new();
     for row in rows() {
         let height = row[0].as_u64().unwrap();
-        let block = dir.path().join(format!("{height}.hex"));
-        let prev = dir.path().join(format!("{height}.prev"));
-        std::fs::write(&block, row[2].as_str().unwrap()).unwrap();
-        let scripts: String = row[3]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| format!("{}\n", s.as_str().unwrap()))
-            .collect();
-        std::fs::write(&prev, scripts).unwrap();
+        let block = dir.write(&format!("{height}.hex"), row[2].as_str().unwrap());
+        let scripts = lines(
+            row[3]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s.as_str().unwrap()),
+        );
+        let prev = dir.write(&format!("{height}.prev"), scripts);
         let out = amq()
             .args(["btc", "filter", "--json", "--block"])
             .arg(&block)
@@ -46,14 +38,13 @@ fn filter_reproduces_every_block() {
             "{height}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let v = json(&out.stdout);
         assert_eq!(v["block_hash"], row[1], "{height}");
         assert_eq!(v["filter"], row[5], "{height}");
         assert_eq!(v["header"], row[6], "{height}");
         // binary block bytes work too, and the text output names both
         let raw = hex::decode(row[2].as_str().unwrap()).unwrap();
-        let bin = dir.path().join(format!("{height}.bin"));
-        std::fs::write(&bin, raw).unwrap();
+        let bin = dir.write(&format!("{height}.bin"), raw);
         amq()
             .args(["btc", "filter", "--block"])
             .arg(&bin)
@@ -75,11 +66,10 @@ fn filter_reproduces_every_block() {
 #[test]
 fn filter_checks_its_inputs() {
     let rows = rows();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Dir::new();
     // block 49291 spends 8 scripts: giving none is an error
     let row = rows.iter().find(|r| r[0] == 49291).unwrap();
-    let block = dir.path().join("b.hex");
-    std::fs::write(&block, row[2].as_str().unwrap()).unwrap();
+    let block = dir.write("b.hex", row[2].as_str().unwrap());
     amq()
         .args(["btc", "filter", "--block"])
         .arg(&block)
@@ -87,7 +77,7 @@ fn filter_checks_its_inputs() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("8 inputs"));
-    std::fs::write(&block, "00ff").unwrap();
+    dir.write("b.hex", "00ff");
     amq()
         .args(["btc", "filter", "--block"])
         .arg(&block)
@@ -119,7 +109,7 @@ fn gcs_and_match_from_raw_elements() {
             .iter()
             .map(|s| s.as_str().unwrap().to_string()),
     );
-    let input: String = elements.iter().map(|e| format!("{e}\n")).collect();
+    let input = lines(&elements);
     let hash = row[1].as_str().unwrap();
     amq()
         .args(["btc", "gcs", "--block-hash", hash, "-"])
@@ -142,11 +132,7 @@ fn gcs_and_match_from_raw_elements() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
-    let rows_out: Vec<Value> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let rows_out = json_lines(&out.stdout);
     assert_eq!(rows_out.len(), elements.len());
     assert!(rows_out.iter().all(|r| r["match"] == true));
     assert_eq!(rows_out[0]["element"], elements[0].as_str());

@@ -1,11 +1,9 @@
 //! `amq btc bip37 build|contains` on Bitcoin Core's vectors, with exit statuses.
 
-use assert_cmd::Command;
-use predicates::prelude::*;
+mod common;
 
-fn amq() -> Command {
-    Command::cargo_bin("amq").unwrap()
-}
+use common::{amq, json, success_json};
+use predicates::prelude::*;
 
 const CORE_ITEMS: &str = "99108ad8ed9bb6274d3980bab5a85c048f0950c8\n\
 b5a2c786d9ef4658287ced5914b37a1b4aa32eee\n\
@@ -32,14 +30,12 @@ fn build_reproduces_core_serializations() {
 
 #[test]
 fn build_json_reports_shape() {
-    let out = amq()
-        .args(["btc", "bip37", "build", "--elements", "3", "--fpr", "0.01"])
-        .args(["--tweak", "0", "--flags", "1", "--json"])
-        .write_stdin(CORE_ITEMS)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = success_json(
+        amq()
+            .args(["btc", "bip37", "build", "--elements", "3", "--fpr", "0.01"])
+            .args(["--tweak", "0", "--flags", "1", "--json"])
+            .write_stdin(CORE_ITEMS),
+    );
     assert_eq!(v["filterload"], "03614e9b050000000000000001");
     assert_eq!(v["bytes"], 3);
     assert_eq!(v["hash_funcs"], 5);
@@ -80,7 +76,7 @@ fn contains_exit_statuses() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json(&out.stdout);
     assert_eq!(v["maybe"], false);
 }
 

@@ -1,42 +1,27 @@
 //! `amq cashu build|match|fpr` against the published Cashu GCS vectors, with exit statuses.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{amq, json, json_lines, success_json, vector, Dir};
 use predicates::prelude::*;
 use serde_json::Value;
 
-fn amq() -> Command {
-    Command::cargo_bin("amq").unwrap()
-}
-
 fn vectors() -> Value {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../tests/vectors/cashu-gcs/nuts-pr261-gcs-vector.json"
-    );
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    vector("cashu-gcs/nuts-pr261-gcs-vector.json")
 }
 
+/// The strings of a JSON array, one per line.
 fn lines(v: &Value) -> String {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|s| format!("{}\n", s.as_str().unwrap()))
-        .collect()
+    common::lines(v.as_array().unwrap().iter().map(|s| s.as_str().unwrap()))
 }
 
 fn build(args: &[&str], stdin: &str) -> Value {
-    let out = amq()
-        .args(["cashu", "build", "--timestamp", "1700000000"])
-        .args(args)
-        .write_stdin(stdin)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    success_json(
+        amq()
+            .args(["cashu", "build", "--timestamp", "1700000000"])
+            .args(args)
+            .write_stdin(stdin),
+    )
 }
 
 #[test]
@@ -83,16 +68,14 @@ fn build_reproduces_all_three_vectors() {
 #[test]
 fn match_prints_one_line_per_item_and_exits_by_result() {
     let v = vectors();
-    let dir = tempfile::tempdir().unwrap();
-    let filter = dir.path().join("filter.json");
-    std::fs::write(
-        &filter,
+    let dir = Dir::new();
+    let filter = dir.write(
+        "filter.json",
         format!(
             r#"{{"n": 10, "p": null, "m": null, "content": ["{}"], "timestamp": 1}}"#,
             v["filter_base64"].as_str().unwrap()
         ),
-    )
-    .unwrap();
+    );
     let members = lines(&v["items_hex"]);
     let out = amq()
         .args(["cashu", "match", "--hash", "murmur3-32x2", "--filter"])
@@ -101,12 +84,7 @@ fn match_prints_one_line_per_item_and_exits_by_result() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
-    let rows: Vec<Value> = out
-        .stdout
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
-        .map(|l| serde_json::from_slice(l).unwrap())
-        .collect();
+    let rows = json_lines(&out.stdout);
     assert_eq!(rows.len(), 10);
     for (row, item) in rows.iter().zip(v["items_hex"].as_array().unwrap()) {
         assert_eq!(&row["item"], item);
@@ -134,13 +112,11 @@ fn match_prints_one_line_per_item_and_exits_by_result() {
 
 #[test]
 fn bad_responses_and_arguments_exit_2() {
-    let dir = tempfile::tempdir().unwrap();
-    let filter = dir.path().join("filter.json");
-    std::fs::write(
-        &filter,
+    let dir = Dir::new();
+    let filter = dir.write(
+        "filter.json",
         r#"{"n": 5000000000, "content": "AAAA", "timestamp": 0}"#,
-    )
-    .unwrap();
+    );
     amq()
         .args(["cashu", "match", "--filter"])
         .arg(&filter)
@@ -148,7 +124,7 @@ fn bad_responses_and_arguments_exit_2() {
         .assert()
         .code(2)
         .stderr(predicate::str::starts_with("error:").and(predicate::str::contains("2^32")));
-    std::fs::write(&filter, "not json").unwrap();
+    dir.write("filter.json", "not json");
     amq()
         .args(["cashu", "match", "--filter"])
         .arg(&filter)
@@ -199,7 +175,7 @@ fn fpr_reproduces_the_bulk_table() {
         .args(["cashu", "fpr", "--queries", "5000", "--json"])
         .output()
         .unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json(&out.stdout);
     assert!((v["any_false_positive"].as_f64().unwrap() - 0.006349745).abs() < 1e-8);
     amq()
         .args(["cashu", "fpr", "--m", "0", "--queries", "1"])

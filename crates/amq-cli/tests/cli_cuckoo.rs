@@ -1,28 +1,15 @@
 //! `amq build --kind cuckoo`, `amq remove`, `amq info` and `amq plan --kind cuckoo`, with exit
 //! statuses.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{amq, info, json, json_lines, lines, success_json, words, Dir};
 use predicates::prelude::*;
-use std::path::Path;
-
-fn amq() -> Command {
-    Command::cargo_bin("amq").unwrap()
-}
-
-fn json(out: &[u8]) -> serde_json::Value {
-    serde_json::from_slice(out).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(out)))
-}
-
-fn info(f: &Path) -> serde_json::Value {
-    let out = amq().args(["info", "--json"]).arg(f).output().unwrap();
-    assert!(out.status.success());
-    json(&out.stdout)
-}
 
 /// Builds a cuckoo filter of the lines "id-0" .. "id-{n-1}".
-fn build(dir: &Path, n: u64, extra: &[&str]) -> std::path::PathBuf {
-    let f = dir.join("ids.amq");
-    let items: String = (0..n).map(|i| format!("id-{i}\n")).collect();
+fn build(dir: &Dir, n: usize, extra: &[&str]) -> std::path::PathBuf {
+    let f = dir.path("ids.amq");
+    let items = words("id-", n);
     amq()
         .args(["build", "--kind", "cuckoo", "--fpr", "0.001", "-o"])
         .arg(&f)
@@ -37,8 +24,8 @@ fn build(dir: &Path, n: u64, extra: &[&str]) -> std::path::PathBuf {
 
 #[test]
 fn build_contains_remove_and_info() {
-    let dir = tempfile::tempdir().unwrap();
-    let f = build(dir.path(), 5000, &[]);
+    let dir = Dir::new();
+    let f = build(&dir, 5000, &[]);
     let v = info(&f);
     assert_eq!(v["kind"], "cuckoo");
     assert_eq!(v["items_inserted"], 5000);
@@ -87,12 +74,7 @@ fn build_contains_remove_and_info() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
-    let lines: Vec<serde_json::Value> = out
-        .stdout
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
-        .map(json)
-        .collect();
+    let lines = json_lines(&out.stdout);
     assert_eq!(lines.len(), 2);
     assert_eq!(lines[0]["item"], "id-4");
     assert_eq!(lines[0]["removed"], true);
@@ -108,8 +90,8 @@ fn build_contains_remove_and_info() {
 
 #[test]
 fn hex_items() {
-    let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("h.amq");
+    let dir = Dir::new();
+    let f = dir.path("h.amq");
     amq()
         .args(["build", "--kind", "cuckoo", "--fpr", "0.01", "--hex", "-o"])
         .arg(&f)
@@ -142,9 +124,9 @@ fn hex_items() {
 
 #[test]
 fn a_full_filter_is_an_error_and_no_file_is_written() {
-    let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("small.amq");
-    let items: String = (0..1000).map(|i| format!("{i}\n")).collect();
+    let dir = Dir::new();
+    let f = dir.path("small.amq");
+    let items = lines(0..1000);
     amq()
         .args([
             "build", "--kind", "cuckoo", "--fpr", "0.01", "--items", "100", "-o",
@@ -160,17 +142,15 @@ fn a_full_filter_is_an_error_and_no_file_is_written() {
 
 #[test]
 fn build_summary_json() {
-    let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("j.amq");
-    let out = amq()
-        .args(["build", "--kind", "cuckoo", "--fpr", "0.05", "--json", "-o"])
-        .arg(&f)
-        .arg("-")
-        .write_stdin("a\nb\na\n")
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let v = json(&out.stdout);
+    let dir = Dir::new();
+    let f = dir.path("j.amq");
+    let v = success_json(
+        amq()
+            .args(["build", "--kind", "cuckoo", "--fpr", "0.05", "--json", "-o"])
+            .arg(&f)
+            .arg("-")
+            .write_stdin("a\nb\na\n"),
+    );
     assert_eq!(v["items"], 2); // distinct items
     assert_eq!(v["fingerprint_bits"], 8);
     assert_eq!(v["buckets"], 1);
@@ -179,8 +159,8 @@ fn build_summary_json() {
 
 #[test]
 fn wrong_flags_and_kinds_exit_2() {
-    let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("x.amq");
+    let dir = Dir::new();
+    let f = dir.path("x.amq");
     for args in [
         &["build", "--kind", "cuckoo", "--bits", "1000"][..],
         &[
@@ -199,7 +179,7 @@ fn wrong_flags_and_kinds_exit_2() {
             .stderr(predicate::str::starts_with("error: "));
     }
     // a Bloom filter cannot remove
-    let b = dir.path().join("b.amq");
+    let b = dir.path("b.amq");
     amq()
         .args(["build", "--fpr", "0.01", "-o"])
         .arg(&b)
@@ -219,24 +199,19 @@ fn wrong_flags_and_kinds_exit_2() {
     // a missing file, a corrupt file
     amq()
         .arg("remove")
-        .arg(dir.path().join("missing.amq"))
+        .arg(dir.path("missing.amq"))
         .arg("a")
         .assert()
         .code(2);
-    std::fs::write(&f, b"AMQ\0garbage").unwrap();
+    dir.write("x.amq", b"AMQ\0garbage");
     amq().arg("remove").arg(&f).arg("a").assert().code(2);
 }
 
 #[test]
 fn plan_cuckoo() {
-    let out = amq()
-        .args([
-            "plan", "--items", "1000000", "--fpr", "0.001", "--kind", "cuckoo", "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let v = json(&out.stdout);
+    let v = success_json(amq().args([
+        "plan", "--items", "1000000", "--fpr", "0.001", "--kind", "cuckoo", "--json",
+    ]));
     assert_eq!(v["kind"], "cuckoo");
     assert_eq!(v["fingerprint_bits"], 16);
     assert_eq!(v["buckets"], 263_158);

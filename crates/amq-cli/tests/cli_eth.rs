@@ -1,19 +1,13 @@
 //! `amq eth`: bloom, contains, verify and scan on the real vectors, with exit statuses.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{amq, json_lines, lines, stdout_of, Dir};
 use predicates::prelude::*;
 use serde_json::{json, Value};
 
-fn amq() -> Command {
-    Command::cargo_bin("amq").unwrap()
-}
-
 fn vector(name: &str) -> Value {
-    let path = format!(
-        "{}/../../tests/vectors/ethereum/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    common::vector(&format!("ethereum/{name}"))
 }
 
 /// The 13 receipts of the execution-apis test chain, as JSON-RPC returned them.
@@ -28,14 +22,6 @@ fn hive_receipts() -> Vec<Value> {
 
 fn seed_receipt() -> Value {
     vector("public-receipts.json")["receipts"][0].clone()
-}
-
-fn stdout_of(out: &std::process::Output) -> String {
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
-
-fn jsonl(values: &[Value]) -> String {
-    values.iter().map(|v| format!("{v}\n")).collect()
 }
 
 // ------------------------------------------------------------------------------------------
@@ -54,9 +40,8 @@ fn bloom_of_the_seed_transaction() {
         .success()
         .stdout(want.clone());
     // an array of logs, from a file
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("logs.json");
-    std::fs::write(&path, r["logs"].to_string()).unwrap();
+    let dir = Dir::new();
+    let path = dir.write("logs.json", r["logs"].to_string());
     amq()
         .args(["eth", "bloom"])
         .arg(&path)
@@ -82,7 +67,7 @@ fn bloom_of_a_blocks_receipts_is_the_block_bloom() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
-    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let j = common::json(&out.stdout);
     assert_eq!(j["logsBloom"], block["logsBloom"]);
     assert_eq!(j["objects"], 4);
     assert_eq!(j["logs"], 11);
@@ -151,7 +136,7 @@ fn contains_the_seed_inputs() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
-    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let j = common::json(&out.stdout);
     assert_eq!(j, json!({"input": hash_hex, "maybe": true}));
     // the raw address given as if it were a hash is refused: 20 bytes, not 32
     amq()
@@ -221,10 +206,7 @@ fn verify_blocks_with_receipts_and_with_logs() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let lines: Vec<Value> = stdout_of(&out)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = json_lines(&out.stdout);
     assert_eq!(
         lines.last().unwrap(),
         &json!({"receipts": 8, "blocks": 3, "mismatches": 0})
@@ -307,7 +289,7 @@ const BLOCK54_ADDRESS: &str = "0xb1917d669e2a9307d342d04ab74e68ea94c4d11c";
 
 #[test]
 fn scan_finds_and_confirms() {
-    let input = jsonl(&hive_receipts());
+    let input = lines(hive_receipts());
     amq()
         .args(["eth", "scan", "--address", BLOCK54_ADDRESS])
         .write_stdin(input.clone())
@@ -333,10 +315,7 @@ fn scan_finds_and_confirms() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
-    let lines: Vec<Value> = stdout_of(&out)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = json_lines(&out.stdout);
     assert_eq!(lines[0]["block"], 54);
     assert_eq!(lines[0]["status"], "confirmed");
     assert_eq!(lines[1]["candidates"], 1);
@@ -373,7 +352,7 @@ fn scan_counts_false_positives_and_unconfirmed() {
         .collect();
     assert!(!logs.is_empty());
     wrong_logs["logs"] = json!(logs);
-    let input = jsonl(&[header_only, json!([]), wrong_logs.clone()]);
+    let input = lines(&[header_only, json!([]), wrong_logs.clone()]);
     let out = amq()
         .args(["eth", "scan", "--address", BLOCK54_ADDRESS, "-"])
         .write_stdin(input)
@@ -395,14 +374,14 @@ fn scan_counts_false_positives_and_unconfirmed() {
     // only the false positive: exit 1 (definitely absent)
     amq()
         .args(["eth", "scan", "--address", BLOCK54_ADDRESS])
-        .write_stdin(jsonl(&[wrong_logs]))
+        .write_stdin(lines(&[wrong_logs]))
         .assert()
         .code(1);
 }
 
 #[test]
 fn scan_errors_exit_2() {
-    let line = jsonl(&hive_receipts()[..1]);
+    let line = lines(&hive_receipts()[..1]);
     amq()
         .args(["eth", "scan", "--address", "0x1234"])
         .write_stdin(line.clone())

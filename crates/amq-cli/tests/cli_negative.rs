@@ -1,16 +1,14 @@
 //! `amq negative`: the negative cache, with exit statuses.
 
-use assert_cmd::Command;
-use predicates::prelude::*;
+mod common;
 
-fn amq() -> Command {
-    Command::cargo_bin("amq").unwrap()
-}
+use common::{amq, json, Dir};
+use predicates::prelude::*;
 
 #[test]
 fn present_absent_and_remove() {
-    let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("c.amq");
+    let dir = Dir::new();
+    let f = dir.path("c.amq");
     amq()
         .args([
             "negative", "new", "--l", "10", "--b", "128", "--ways", "4", "-o",
@@ -58,14 +56,14 @@ fn present_absent_and_remove() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json(&out.stdout);
     assert_eq!(v["present"], false);
     let out = amq()
         .args(["negative", "info", "--json"])
         .arg(&f)
         .output()
         .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json(&out.stdout);
     assert_eq!(v["slots"], 1024);
     assert_eq!(v["ways"], 4);
     assert_eq!(v["occupied"], 1);
@@ -75,8 +73,8 @@ fn present_absent_and_remove() {
 
 #[test]
 fn ttl_with_an_explicit_clock_and_hex_items() {
-    let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("t.amq");
+    let dir = Dir::new();
+    let f = dir.path("t.amq");
     amq()
         .args(["negative", "new", "--l", "8", "--ttl", "30", "-o"])
         .arg(&f)
@@ -110,25 +108,25 @@ fn ttl_with_an_explicit_clock_and_hex_items() {
 
 #[test]
 fn errors_exit_2() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Dir::new();
     amq()
         .args(["negative", "new", "--l", "10", "--b", "200", "-o"])
-        .arg(dir.path().join("x.amq"))
+        .arg(dir.path("x.amq"))
         .assert()
         .code(2)
         .stderr(predicate::str::contains("invalid b"));
     amq()
         .args(["negative", "new", "--l", "10", "--ways", "3", "-o"])
-        .arg(dir.path().join("x.amq"))
+        .arg(dir.path("x.amq"))
         .assert()
         .code(2);
     amq()
         .args(["negative", "contains"])
-        .arg(dir.path().join("missing.amq"))
+        .arg(dir.path("missing.amq"))
         .arg("x")
         .assert()
         .code(2);
-    let w = dir.path().join("w.amq");
+    let w = dir.path("w.amq");
     amq()
         .args(["window", "new", "--preset", "neptune", "-o"])
         .arg(&w)

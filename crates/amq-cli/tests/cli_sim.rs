@@ -1,26 +1,18 @@
 //! `amq sim`: small, fast runs that check the CSV and the SVG and the rates they report.
 
-use assert_cmd::Command;
+mod common;
 
-fn amq() -> Command {
-    Command::cargo_bin("amq").unwrap()
-}
+use common::{amq, success_json, Dir};
 
 fn sim(args: &[&str], dir: &std::path::Path) -> serde_json::Value {
-    let out = amq()
-        .arg("sim")
-        .args(args)
-        .arg("--out")
-        .arg(dir)
-        .arg("--json")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let v = success_json(
+        amq()
+            .arg("sim")
+            .args(args)
+            .arg("--out")
+            .arg(dir)
+            .arg("--json"),
     );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let csv = std::fs::read_to_string(v["csv"].as_str().unwrap()).unwrap();
     assert!(csv.lines().count() >= 2, "{csv}");
     let svg = std::fs::read_to_string(v["svg"].as_str().unwrap()).unwrap();
@@ -30,7 +22,7 @@ fn sim(args: &[&str], dir: &std::path::Path) -> serde_json::Value {
 
 #[test]
 fn negative_b128_has_no_false_positives_and_b1_about_half() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Dir::new();
     let small = [
         "--l",
         "12",
@@ -43,14 +35,14 @@ fn negative_b128_has_no_false_positives_and_b1_about_half() {
     ];
     let v = sim(
         &[&["negative", "--b", "128"], &small[..]].concat(),
-        dir.path(),
+        dir.root(),
     );
     assert_eq!(v["max_fpr"], 0.0);
     let fnr = v["fnr"].as_f64().unwrap();
     assert!(fnr > 0.2 && fnr < 0.8, "{fnr}"); // about 9,400 items in 4,096 slots
     let v = sim(
         &[&["negative", "--b", "1"], &small[..]].concat(),
-        dir.path(),
+        dir.root(),
     );
     let fpr = v["fpr"].as_f64().unwrap();
     let want = v["fpr_formula"].as_f64().unwrap(); // occupancy / 2
@@ -58,13 +50,13 @@ fn negative_b128_has_no_false_positives_and_b1_about_half() {
         (fpr - want).abs() < 0.03 && fpr > 0.35 && fpr <= 0.5,
         "{fpr} vs {want}"
     );
-    let csv = std::fs::read_to_string(dir.path().join("negative-l12-b1-w1.csv")).unwrap();
+    let csv = std::fs::read_to_string(dir.path("negative-l12-b1-w1.csv")).unwrap();
     assert!(csv.starts_with("occupancy,inserted,distinct,"));
 }
 
 #[test]
 fn bloom_and_window_track_the_formula() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Dir::new();
     let v = sim(
         &[
             "bloom",
@@ -77,7 +69,7 @@ fn bloom_and_window_track_the_formula() {
             "--queries",
             "40000",
         ],
-        dir.path(),
+        dir.root(),
     );
     let (got, want) = (
         v["fpr"].as_f64().unwrap(),
@@ -105,7 +97,7 @@ fn bloom_and_window_track_the_formula() {
             "--queries",
             "40000",
         ],
-        dir.path(),
+        dir.root(),
     );
     let (got, want) = (
         v["fpr_latest"].as_f64().unwrap(),
@@ -120,7 +112,7 @@ fn bloom_and_window_track_the_formula() {
 
 #[test]
 fn cuckoo_fills_past_95_percent_tracks_the_formula_and_deletes_without_false_negatives() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Dir::new();
     let queries = 40_000.0;
     let v = sim(
         &[
@@ -134,7 +126,7 @@ fn cuckoo_fills_past_95_percent_tracks_the_formula_and_deletes_without_false_neg
             "--queries",
             "40000",
         ],
-        dir.path(),
+        dir.root(),
     );
     let load = v["load_factor_at_first_refusal"].as_f64().unwrap();
     assert!((0.95..1.0).contains(&load), "{load}");
@@ -165,7 +157,7 @@ fn cuckoo_fills_past_95_percent_tracks_the_formula_and_deletes_without_false_neg
 
 #[test]
 fn aging_remembers_the_window_forgets_the_rest_and_keeps_its_bound() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Dir::new();
     let queries = 40_000.0;
     let v = sim(
         &[
@@ -183,7 +175,7 @@ fn aging_remembers_the_window_forgets_the_rest_and_keeps_its_bound() {
             "--queries",
             "40000",
         ],
-        dir.path(),
+        dir.root(),
     );
     assert_eq!(v["false_negatives_in_window"], 0);
     let bound = v["fpr_bound"].as_f64().unwrap();
@@ -211,26 +203,26 @@ fn aging_remembers_the_window_forgets_the_rest_and_keeps_its_bound() {
 
 #[test]
 fn bad_parameters_exit_2() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Dir::new();
     amq()
         .args(["sim", "cuckoo", "--fingerprint-bits", "10", "--out"])
-        .arg(dir.path())
+        .arg(dir.root())
         .assert()
         .code(2);
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Dir::new();
     amq()
         .args(["sim", "negative", "--l", "50", "--out"])
-        .arg(dir.path())
+        .arg(dir.root())
         .assert()
         .code(2);
     amq()
         .args(["sim", "window", "--chunk", "100", "--out"])
-        .arg(dir.path())
+        .arg(dir.root())
         .assert()
         .code(2);
     amq()
         .args(["sim", "bloom", "--n", "0", "--out"])
-        .arg(dir.path())
+        .arg(dir.root())
         .assert()
         .code(2);
 }

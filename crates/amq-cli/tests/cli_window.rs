@@ -1,16 +1,14 @@
 //! `amq window` (sliding-window Bloom) and `amq aging`, with exit statuses.
 
-use assert_cmd::Command;
-use predicates::prelude::*;
+mod common;
 
-fn amq() -> Command {
-    Command::cargo_bin("amq").unwrap()
-}
+use common::{amq, json, words, Dir};
+use predicates::prelude::*;
 
 #[test]
 fn window_insert_assigns_positions_and_finds_items_there() {
-    let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("w.amq");
+    let dir = Dir::new();
+    let f = dir.path("w.amq");
     amq()
         .args([
             "window", "new", "--window", "512", "--chunk", "64", "--batch", "2", "--hashes", "4",
@@ -42,7 +40,7 @@ fn window_insert_assigns_positions_and_finds_items_there() {
         .code(1)
         .stdout("no\tbanana\n");
     // many more items: apple's chunks are archived and still answered
-    let many: String = (0..500).map(|i| format!("item-{i}\n")).collect();
+    let many = words("item-", 500);
     amq()
         .args(["window", "insert"])
         .arg(&f)
@@ -63,14 +61,14 @@ fn window_insert_assigns_positions_and_finds_items_there() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json(&out.stdout);
     assert_eq!(v["position"], 10000);
     let out = amq()
         .args(["window", "info", "--json"])
         .arg(&f)
         .output()
         .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json(&out.stdout);
     assert_eq!(v["next_position"], 10001);
     assert_eq!(v["items_inserted"], 504);
     assert_eq!(v["window_start_chunk"], 5000);
@@ -79,8 +77,8 @@ fn window_insert_assigns_positions_and_finds_items_there() {
 
 #[test]
 fn window_neptune_preset_and_errors() {
-    let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("n.amq");
+    let dir = Dir::new();
+    let f = dir.path("n.amq");
     amq()
         .args(["window", "new", "--preset", "neptune", "-o"])
         .arg(&f)
@@ -91,7 +89,7 @@ fn window_neptune_preset_and_errors() {
         .arg(&f)
         .output()
         .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json(&out.stdout);
     assert_eq!(
         (v["window_bits"].as_u64(), v["chunk_bits"].as_u64()),
         (Some(1 << 20), Some(4096))
@@ -103,16 +101,16 @@ fn window_neptune_preset_and_errors() {
             "window", "new", "--window", "1000", "--chunk", "64", "--batch", "1", "--hashes", "3",
             "-o",
         ])
-        .arg(dir.path().join("x.amq"))
+        .arg(dir.path("x.amq"))
         .assert()
         .code(2)
         .stderr(predicate::str::starts_with("error: "));
     amq()
         .args(["window", "new", "-o"])
-        .arg(dir.path().join("y.amq"))
+        .arg(dir.path("y.amq"))
         .assert()
         .code(2);
-    let neg = dir.path().join("neg.amq");
+    let neg = dir.path("neg.amq");
     amq()
         .args(["negative", "new", "--l", "4", "-o"])
         .arg(&neg)
@@ -125,18 +123,14 @@ fn window_neptune_preset_and_errors() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("wrong filter kind"));
-    std::fs::write(dir.path().join("junk.amq"), b"not a filter").unwrap();
-    amq()
-        .args(["window", "info"])
-        .arg(dir.path().join("junk.amq"))
-        .assert()
-        .code(2);
+    let junk = dir.write("junk.amq", b"not a filter");
+    amq().args(["window", "info"]).arg(&junk).assert().code(2);
 }
 
 #[test]
 fn aging_by_count_forgets_after_the_window() {
-    let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("a.amq");
+    let dir = Dir::new();
+    let f = dir.path("a.amq");
     amq()
         .args([
             "aging",
@@ -158,11 +152,10 @@ fn aging_by_count_forgets_after_the_window() {
         .write_stdin("first\n")
         .assert()
         .success();
-    let fill = |n: usize| (0..n).map(|i| format!("x{i}\n")).collect::<String>();
     amq()
         .args(["aging", "insert"])
         .arg(&f)
-        .write_stdin(fill(99))
+        .write_stdin(words("x", 99))
         .assert()
         .success();
     amq()
@@ -176,7 +169,7 @@ fn aging_by_count_forgets_after_the_window() {
     amq()
         .args(["aging", "insert"])
         .arg(&f)
-        .write_stdin(fill(60))
+        .write_stdin(words("x", 60))
         .assert()
         .success();
     amq()
@@ -191,7 +184,7 @@ fn aging_by_count_forgets_after_the_window() {
         .arg(&f)
         .output()
         .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json(&out.stdout);
     assert_eq!(v["rotation"], "count");
     assert_eq!(v["rotation_period"], 50);
     assert_eq!(v["window_at_least"], 100);
@@ -201,8 +194,8 @@ fn aging_by_count_forgets_after_the_window() {
 
 #[test]
 fn aging_by_time_with_an_explicit_clock() {
-    let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("t.amq");
+    let dir = Dir::new();
+    let f = dir.path("t.amq");
     amq()
         .args([
             "aging",
@@ -239,7 +232,7 @@ fn aging_by_time_with_an_explicit_clock() {
         .code(1);
     amq()
         .args(["aging", "new", "--fpr", "0.01", "-o"])
-        .arg(dir.path().join("bad.amq"))
+        .arg(dir.path("bad.amq"))
         .assert()
         .code(2);
 }
@@ -248,7 +241,7 @@ fn aging_by_time_with_an_explicit_clock() {
 /// their own `info` subcommands show.
 #[test]
 fn amq_info_reads_window_aging_and_negative_files() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = Dir::new();
     let news: [(&str, &[&str]); 3] = [
         (
             "window",
@@ -263,7 +256,7 @@ fn amq_info_reads_window_aging_and_negative_files() {
         ("negative", &["--l", "10", "--b", "64", "--ways", "4"]),
     ];
     for (group, shape) in news {
-        let f = dir.path().join(format!("{group}.amq"));
+        let f = dir.path(&format!("{group}.amq"));
         amq()
             .args([group, "new"])
             .args(shape)
@@ -288,10 +281,7 @@ fn amq_info_reads_window_aging_and_negative_files() {
             .output()
             .unwrap();
         assert!(general.status.success(), "{group}: {general:?}");
-        let (own, general): (serde_json::Value, serde_json::Value) = (
-            serde_json::from_slice(&own.stdout).unwrap(),
-            serde_json::from_slice(&general.stdout).unwrap(),
-        );
+        let (own, general) = (json(&own.stdout), json(&general.stdout));
         assert_eq!(own, general, "{group}");
         assert_eq!(general["items_inserted"], 3, "{group}");
         amq()

@@ -17,6 +17,7 @@
 //! Hash *primitives* come from crates (`xxhash-rust` here); this module only composes them.
 
 use crate::filter::Item;
+use crate::math::BLOCK_BITS;
 
 /// XXH3-128 of the item's canonical bytes with `seed`.
 ///
@@ -41,7 +42,8 @@ pub fn checksum64(bytes: &[u8]) -> u64 {
 /// Lemire's multiply-shift reduction of a 64-bit hash to `[0, n)`: `(x · n) >> 64`.
 ///
 /// Unbiased up to 2⁻⁶⁴·n and far cheaper than `%`; it uses the *high* bits of `x`.
-/// (D. Lemire, "A fast alternative to the modulo reduction", 2016.)
+/// (D. Lemire, "A fast alternative to the modulo reduction", 2016.) The GCS's
+/// [`hash_to_range`](crate::gcs::hash_to_range) is this same reduction and calls it.
 ///
 /// # Example
 /// ```
@@ -111,23 +113,48 @@ impl ExactSizeIterator for BloomIndices {}
 /// The largest k a [`BlockedBloomFilter`](crate::BlockedBloomFilter) supports.
 pub const BLOCK_MAX_K: u32 = 32;
 
-/// Odd 64-bit multipliers, one per probe of a blocked filter (SplitMix64 outputs with the low
-/// bit set).
+/// ⌊2⁶⁴/φ⌋ (φ the golden ratio), odd: the increment of [`splitmix64`] and the multiplier of
+/// Fibonacci hashing ([`CUCKOO_ALT_MULTIPLIER`]).
+pub const GOLDEN_GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// SplitMix64 (Steele, Lea and Flood, "Fast Splittable Pseudorandom Number Generators", OOPSLA
+/// 2014): adds [`GOLDEN_GAMMA`] to `state` and returns the mix of the new state.
+///
+/// The blocked filter's probe salts are its outputs; benches and tests draw fixed, seeded
+/// streams from it. Calls from state x give the same words as any textbook SplitMix64 seeded
+/// with x.
+///
+/// # Example
+/// ```
+/// let mut state = 0;
+/// assert_eq!(amq::hash::splitmix64(&mut state), 0xe220_a839_7b1d_cdaf);
+/// assert_eq!(amq::hash::splitmix64(&mut state), 0x6e78_9e6a_a1b9_65f4);
+/// ```
+#[inline]
+pub const fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(GOLDEN_GAMMA);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// Odd 64-bit multipliers, one per probe of a blocked filter ([`splitmix64`] outputs with the
+/// low bit set).
 static BLOCK_SALTS: [u64; BLOCK_MAX_K as usize] = {
     let mut salts = [0u64; BLOCK_MAX_K as usize];
     let mut state: u64 = 0x6a09_e667_f3bc_c908; // first 64 bits of frac(sqrt(2))
     let mut i = 0;
     while i < salts.len() {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^= z >> 31;
-        salts[i] = z | 1;
+        salts[i] = splitmix64(&mut state) | 1;
         i += 1;
     }
     salts
 };
+
+/// The right shift that keeps the top log₂(512) = 9 bits of a probe's product: a bit of the
+/// block.
+const BLOCK_PROBE_SHIFT: u32 = u64::BITS - BLOCK_BITS.trailing_zeros();
 
 /// The block of a blocked Bloom filter with `blocks` blocks: `reduce(low64(h), blocks)`.
 #[inline(always)]
@@ -168,7 +195,7 @@ pub(crate) fn block_probes(h: u128, k: u32) -> impl Iterator<Item = usize> + Clo
     let x = (h >> 64) as u64;
     BLOCK_SALTS[..k.min(BLOCK_MAX_K) as usize]
         .iter()
-        .map(move |salt| (x.wrapping_mul(*salt) >> 55) as usize)
+        .map(move |salt| (x.wrapping_mul(*salt) >> BLOCK_PROBE_SHIFT) as usize)
 }
 
 // ============================================================================================
@@ -279,7 +306,7 @@ pub fn negative_hash<T: Item + ?Sized>(item: &T, seed: u64, b: u32) -> NegativeH
 /// The multiplier that spreads a cuckoo fingerprint over the bucket range in
 /// [`cuckoo_alt_index`]: ⌊2⁶⁴/φ⌋ (Fibonacci hashing), odd, so distinct fingerprints give
 /// distinct products.
-pub const CUCKOO_ALT_MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
+pub const CUCKOO_ALT_MULTIPLIER: u64 = GOLDEN_GAMMA;
 
 /// The first bucket of an item in a [`CuckooFilter`](crate::cuckoo::CuckooFilter) of
 /// `buckets` buckets: `reduce(low64(h), buckets)`.
@@ -366,6 +393,15 @@ mod tests {
         }
     }
 
+    /// The textbook SplitMix64 stream from seed 0.
+    #[test]
+    fn splitmix64_matches_the_reference() {
+        let mut state = 0;
+        assert_eq!(splitmix64(&mut state), 0xe220_a839_7b1d_cdaf);
+        assert_eq!(splitmix64(&mut state), 0x6e78_9e6a_a1b9_65f4);
+        assert_eq!(state, GOLDEN_GAMMA.wrapping_mul(2));
+    }
+
     #[test]
     fn salts_are_odd_and_distinct() {
         for (i, a) in BLOCK_SALTS.iter().enumerate() {
@@ -383,7 +419,7 @@ mod tests {
             let mut pattern = [0u64; 8];
             let mut probes = 0;
             for p in block_probes(h, k) {
-                assert!(p < 512);
+                assert!(p < BLOCK_BITS as usize);
                 pattern[p / 64] |= 1 << (p % 64);
                 probes += 1;
             }

@@ -2,16 +2,56 @@
 //!
 //! "Is x in the set?" answered in a few bits per item, with a bounded, measured error.
 //!
+//! ## Which filter should I use?
+//!
+//! Bits per key at ε = 1% for n = 10^6 (from [`math::plan`]); query times are medians of
+//! random queries at n = 10^6 on a 2-core EPYC VM (BENCHMARKS.md in the repository has the
+//! peers, the command and the spread).
+//!
+//! | kind | set | deletes | forgets | error | bits/key at 1% | query |
+//! |---|---|---|---|---|---|---|
+//! | [`BloomFilter`] | grows | no | no | false positives | 9.59 | 12–15 ns |
+//! | [`BlockedBloomFilter`] | grows | no | no | false positives | 9.90 | 14–16 ns, 10 ns batched |
+//! | [`CuckooFilter`] | grows to a capacity | yes | no | false positives | 12.63 (ε 0.19%) | 50–55 ns at 2^24 |
+//! | [`gcs`] (Golomb-coded set) | static | no | no | false positives | ≈ log₂(1/ε) + 1.5 | streaming decode |
+//! | [`SlidingWindowBloom`] | items at positions | no | archives old chunks | false positives | set by W, S, B | – |
+//! | [`AgingBloom`] | a window of items or seconds | no | yes, by generation | false positives | 16.6 (g = 4) | – |
+//! | [`NegativeCache`] | a fixed table | yes | yes (LRU, TTL) | false negatives (and ≤ w·2⁻ᵇ false positives) | b per slot | one cache line |
+//!
+//! ## Kinds and formats, with their sources
+//!
 //! * [`BloomFilter`]: the classic filter over any m ≥ 1 bits, with exact sizing
-//!   ([`math::bloom_size`]).
+//!   ([`math::bloom_size`]). Bloom, "Space/Time Trade-offs in Hash Coding with Allowable
+//!   Errors", CACM 13(7), 1970; sizing after Broder and Mitzenmacher, "Network Applications of
+//!   Bloom Filters: A Survey", Internet Mathematics 1(4), 2004.
 //! * [`BlockedBloomFilter`]: one 64-byte cache line per item, sized with the block-load model
-//!   ([`math::blocked_fpr`]), with prefetching batched queries.
+//!   ([`math::blocked_fpr`]), with prefetching batched queries. Putze, Sanders and Singler,
+//!   "Cache-, Hash- and Space-Efficient Bloom Filters", WEA 2007.
 //! * [`CuckooFilter`]: fingerprints in a cuckoo hash table of 4-slot buckets, with deletion
-//!   ([`Remove`]) and copy counts ([`cuckoo`]).
+//!   ([`Remove`]) and copy counts ([`cuckoo`]). Fan, Andersen, Kaminsky and Mitzenmacher,
+//!   "Cuckoo Filter: Practically Better Than Bloom", CoNEXT 2014.
 //! * [`gcs`]: Golomb-coded sets, static and about 1.5 bits above log₂(1/ε) per item, with
-//!   streaming `match_any`/`match_all`/`match_many`, a sampled index and a P/M planner; the
-//!   Cashu and BIP158 formats ([`formats`]) are built on it.
-//! * [`math`]: false-positive rates, sizing and the planner; [`wire`]: the `.amq` file.
+//!   streaming `match_any`/`match_all`/`match_many`, a sampled index and a P/M planner.
+//!   Putze, Sanders and Singler 2007; Golomb, "Run-length encodings", IEEE Trans. Inf. Theory
+//!   12(3), 1966.
+//! * [`SlidingWindowBloom`]: the sliding-window Bloom filter of mutator sets. Szepieniec and
+//!   Værge, "Mutator Sets and their Application to Scalable Privacy", IACR ePrint 2023/1208.
+//! * [`AgingBloom`]: a ring of g generations that forgets by insertions or time, the
+//!   g-generation form of the two-buffer aging Bloom filter (Yoon, "Aging Bloom Filter with
+//!   Two Active Buffers for Dynamic Sets", IEEE TKDE 22(1), 2010).
+//! * [`NegativeCache`]: "definitely present" or "maybe absent", direct-mapped or w-way LRU
+//!   with a TTL: a table of fingerprints that overwrites on collision (Ilmari Karonen's answer
+//!   to "Is there an anti-Bloom filter?", cs.stackexchange.com question 24118; the blog post
+//!   "Negative Bloom Filters", 2024).
+//! * [`formats`]: byte-exact chain formats, each behind a feature: Ethereum's logsBloom
+//!   (Ethereum Yellow Paper, §4.3.1, "M3:2048"), Bitcoin's BIP37 `filterload`
+//!   (<https://github.com/bitcoin/bips/blob/master/bip-0037.mediawiki>) and BIP158 block
+//!   filters (<https://github.com/bitcoin/bips/blob/master/bip-0158.mediawiki>), Cashu's
+//!   NUT-23 draft GCS (<https://github.com/cashubtc/nuts/pull/261>), and the Algorand
+//!   unit-name registry's box filter.
+//! * [`AnyFilter`] and [`Info`]: the registry that opens, creates, describes and encodes every
+//!   kind through one interface; [`math`]: false-positive rates, sizing and the planner
+//!   ([`math::plan`] for every kind); [`wire`]: the `.amq` file.
 //!
 //! A filter answers **"maybe present"** (`true`) or **"definitely absent"** (`false`); it
 //! never gives a false negative. Every general filter hashes an item once with XXH3-128 under

@@ -65,15 +65,10 @@ mod reference {
     }
 }
 
+/// A SplitMix64 stream from `seed`.
 fn splitmix(seed: u64) -> impl FnMut() -> u64 {
     let mut s = seed;
-    move || {
-        s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = s;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
+    move || amq::hash::splitmix64(&mut s)
 }
 
 /// A real item hash (XXH3-64, the library's general hash primitive) for the statistical tests.
@@ -109,7 +104,7 @@ proptest! {
         set.validate().unwrap();
         // streaming queries and the index agree with the reference's values
         let mut probes: Vec<u64> = values.iter().copied().step_by(3).collect();
-        probes.extend((0..20u64).map(|i| hash_to_range(i.wrapping_mul(0x9E37_79B9_7F4A_7C15), set.f())));
+        probes.extend((0..20u64).map(|i| hash_to_range(i.wrapping_mul(amq::hash::GOLDEN_GAMMA), set.f())));
         probes.sort();
         let mut hits = vec![false; probes.len()];
         set.match_many_values(&probes, &mut hits).unwrap();

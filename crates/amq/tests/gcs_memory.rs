@@ -17,7 +17,7 @@ fn build_peak_is_at_most_twice_the_hashes() {
     let items: Vec<[u8; 33]> = (0..n as u64)
         .map(|i| {
             let mut y = [2u8; 33];
-            y[1..9].copy_from_slice(&i.wrapping_mul(0x9E37_79B9_7F4A_7C15).to_le_bytes());
+            y[1..9].copy_from_slice(&i.wrapping_mul(amq::hash::GOLDEN_GAMMA).to_le_bytes());
             y
         })
         .collect();

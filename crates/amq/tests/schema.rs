@@ -4,7 +4,11 @@
 //! them changes, these bytes change, and this test fails: then raise `wire::VERSION` and
 //! update the bytes on purpose. Every kind of the container has a pinned file here.
 
-use amq::{BlockedBloomFilter, BloomFilter, Insert};
+use amq::window::{Rotation, WindowParams};
+use amq::{
+    AgingBloom, BlockedBloomFilter, BloomFilter, CuckooFilter, Insert, NegativeCache,
+    SlidingWindowBloom,
+};
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
@@ -62,6 +66,85 @@ fn blocked_bloom_file_bytes_are_pinned() {
     assert_eq!(hex(&bytes[192..]), PINNED_BLOCKED_CHECKSUM);
 }
 
+/// The bytes of a small cuckoo file, written out from the layout documented in `wire.rs` and
+/// `CuckooFilter::to_bytes`: a format change cannot slip in unnoticed.
+#[test]
+fn cuckoo_file_bytes_are_pinned() {
+    let mut f = CuckooFilter::new(3, 12, 7).unwrap();
+    for item in ["apple", "banana", "cherry"] {
+        f.insert(item).unwrap();
+    }
+    let bytes = f.to_bytes();
+    let head = header(3, &[12, 4, 3, 7, 3, 0, 0], 18); // 3 buckets of 6 bytes
+    assert_eq!(head.len(), 128);
+    assert_eq!(hex(&bytes[..128]), hex(&head));
+    assert_eq!(bytes.len(), 128 + 24 + 8);
+    // each item's fingerprint sits in one of its two buckets, as the hash module derives them
+    let payload = &bytes[128..146];
+    let slot = |i: usize, j: usize| {
+        let w = u64::from_le_bytes({
+            let mut b = [0u8; 8];
+            b[..6].copy_from_slice(&payload[6 * i..6 * i + 6]);
+            b
+        });
+        ((w >> (12 * j)) & 0xfff) as u32
+    };
+    for item in ["apple", "banana", "cherry"] {
+        let h = amq::hash::hash128(item, 7);
+        let fp = amq::hash::cuckoo_fingerprint(h, 12);
+        let i1 = amq::hash::cuckoo_index(h, 3);
+        let i2 = amq::hash::cuckoo_alt_index(i1, fp, 3);
+        let found = [i1, i2]
+            .iter()
+            .any(|&i| (0..4).any(|j| slot(i as usize, j) == fp));
+        assert!(
+            found,
+            "{item}: fingerprint {fp:#x} not in buckets {i1}, {i2}"
+        );
+    }
+    assert_eq!(hex(payload), PINNED_CUCKOO_PAYLOAD);
+    assert_eq!(hex(&bytes[152..]), PINNED_CUCKOO_CHECKSUM);
+}
+
+#[test]
+fn sliding_window_file_bytes_are_pinned() {
+    let small = WindowParams {
+        window_bits: 256,
+        chunk_bits: 64,
+        batch: 2,
+        k: 3,
+    };
+    let mut f = SlidingWindowBloom::new(small, 42).unwrap();
+    for x in ["a", "b", "c", "d", "e"] {
+        f.insert(x).unwrap();
+    }
+    let bytes = f.to_bytes();
+    assert_eq!(&bytes[..8], b"AMQ\0\x01\x00\x04\x00");
+    assert_eq!(hex(&bytes), PINNED_WINDOW_FILE);
+}
+
+#[test]
+fn aging_bloom_file_bytes_are_pinned() {
+    let mut f = AgingBloom::new(64, 3, 2, Rotation::Count(2), 42).unwrap();
+    for x in ["a", "b", "c"] {
+        f.insert(x).unwrap();
+    }
+    let bytes = f.to_bytes();
+    assert_eq!(&bytes[..8], b"AMQ\0\x01\x00\x05\x00");
+    assert_eq!(hex(&bytes), PINNED_AGING_FILE);
+}
+
+#[test]
+fn negative_cache_file_bytes_are_pinned() {
+    let mut c = NegativeCache::new(3, 8, 2, 42).unwrap();
+    for x in ["a", "b", "c"] {
+        c.insert(x);
+    }
+    let bytes = c.to_bytes();
+    assert_eq!(&bytes[..8], b"AMQ\0\x01\x00\x06\x00");
+    assert_eq!(hex(&bytes), PINNED_NEGATIVE_FILE);
+}
+
 #[test]
 fn the_item_hash_is_pinned() {
     // XXH3-128 is the item hash of every general filter; these are the reference values of
@@ -105,7 +188,7 @@ fn spec_blocked_bits(items: &[&str], blocks: u64, k: u32, seed: u64, salts: &[u6
         let block = ((h as u64 as u128 * blocks as u128) >> 64) as u64;
         for salt in &salts[..k as usize] {
             let p = ((h >> 64) as u64).wrapping_mul(*salt) >> 55;
-            let bit = block * 512 + p;
+            let bit = block * amq::math::BLOCK_BITS + p;
             bits[(bit / 8) as usize] |= 1 << (bit % 8);
         }
     }
@@ -116,13 +199,7 @@ fn spec_blocked_bits(items: &[&str], blocks: u64, k: u32, seed: u64, salts: &[u6
 fn spec_salts(n: usize) -> Vec<u64> {
     let mut state: u64 = 0x6a09_e667_f3bc_c908;
     (0..n)
-        .map(|_| {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            (z ^ (z >> 31)) | 1
-        })
+        .map(|_| amq::hash::splitmix64(&mut state) | 1)
         .collect()
 }
 
@@ -162,3 +239,24 @@ const PINNED_BLOCKED_PAYLOAD: &str = "000000800000200000000000000400000000000000
 const PINNED_BLOCKED_CHECKSUM: &str = "11c3ee3f74c4f3aa";
 const PINNED_HASH_EMPTY: &str = "99aa06d3014798d86001c324468d497f";
 const PINNED_HASH_APPLE_7: &str = "cc1185c76f5b06fbdb1def1a82751875";
+const PINNED_CUCKOO_PAYLOAD: &str = "84bde6000000000000000000c10c00000000";
+const PINNED_CUCKOO_CHECKSUM: &str = "d7287c73561be3ff";
+const PINNED_WINDOW_FILE: &str = concat!(
+    "414d51000100040008000000000000005000000000000000000100000000000040000000000000000200000000000000",
+    "03000000000000002a000000000000000500000000000000050000000000000002000000000000000000000000000000",
+    "000000000000000000000000000000000000000000000000000000000000000000000800008000000000000000000040",
+    "400000000008100000104008000000000000000000000000030000000000000000000000020040100100000000000000",
+    "030000000000000020000000000002015f3fb025968de0de",
+);
+const PINNED_AGING_FILE: &str = concat!(
+    "414d51000100050009000000000000002000000000000000400000000000000003000000000000000200000000000000",
+    "2a0000000000000000000000000000000200000000000000010000000000000001000000000000000300000000000000",
+    "000000000000000000000000000000000000000000000000000000000000000002000000000000000100000000000000",
+    "00000a404000000500400800001000003e5e875cebe40f87",
+);
+const PINNED_NEGATIVE_FILE: &str = concat!(
+    "414d51000100060006000000000000001000000000000000030000000000000008000000000000000200000000000000",
+    "2a0000000000000000000000000000000300000000000000000000000000000000000000000000000000000000000000",
+    "0000000000000000000000000000000000000000000000000000000000000000e9016406d00d00000000000000000000",
+    "5c31fe903bd0eb06",
+);

@@ -10,12 +10,16 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Cashu spent-note filters (NUT-23 draft GCS): build a mint's GetFilterResponse, match a
-/// wallet's notes against one, and the bulk false-positive table.
+/// wallet's notes against one, and the bulk false-positive table; compact state filters
+/// (nuts PR #433): elements, revision B's blocks, revision A's epochs.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   amq cashu build --timestamp 1700000000 spent-ys.txt > filter.json
   amq cashu match --filter filter.json my-ys.txt
-  amq cashu fpr --m 784931 --queries 5000")]
+  amq cashu fpr --m 784931 --queries 5000
+  amq cashu element proof_state 024cce997d3b518f739663b757deaec95bcd9473c30a14ac2fd04023a739d1a725 SPENT
+  amq cashu block build --b 10 elements.txt
+  amq cashu epoch match --p 28 --filter 047ea0665b049eabb17be54217aa442744d190 elements.txt")]
 pub struct Args {
     #[command(subcommand)]
     command: Command,
@@ -31,6 +35,12 @@ pub enum Command {
     /// The draft's bulk table: the chance (1 − 1/M)^x that x lookups of non-members all
     /// come back negative.
     Fpr(FprArgs),
+    /// Compact state filters (nuts PR #433): E of a state change, as hex.
+    Element(super::cashu_state::ElementArgs),
+    /// Compact state filters, revision B: build, fold, match and inspect Bloom blocks.
+    Block(super::cashu_state::BlockArgs),
+    /// Compact state filters, revision A: build and match Golomb-Rice epoch filters.
+    Epoch(super::cashu_state::EpochArgs),
 }
 
 /// The item hash, as the three published vectors use them.
@@ -143,6 +153,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
         Command::Build(a) => build(a),
         Command::Match(a) => matches(a),
         Command::Fpr(a) => fpr(a),
+        Command::Element(a) => super::cashu_state::element(a),
+        Command::Block(a) => super::cashu_state::block(a),
+        Command::Epoch(a) => super::cashu_state::epoch(a),
     }
 }
 

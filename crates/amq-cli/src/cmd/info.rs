@@ -64,7 +64,7 @@ pub fn print_info(info: &amq::Info, json: bool) -> Result<()> {
                     "m_bits" => "m (bits)".to_string(),
                     other => other.replace('_', " "),
                 };
-                obj.get(key).map(|v| (label, text(v)))
+                obj.get(key).map(|v| (label, text(key, v)))
             })
             .collect();
         let width = rows
@@ -80,23 +80,28 @@ pub fn print_info(info: &amq::Info, json: bool) -> Result<()> {
     Ok(())
 }
 
-/// A field's text: integers (and whole figures) as they are, fractions to 6 decimals, small rates in scientific
-/// notation, lists comma-separated, absent values as `-`.
-fn text(v: &serde_json::Value) -> String {
+/// A field's text: integers as they are; rates (`fpr`, `fnr`) in scientific notation;
+/// estimated items to the unit; other fractions to 6 decimals; lists comma-separated; absent
+/// values as `-`.
+fn text(key: &str, v: &serde_json::Value) -> String {
     match v {
         serde_json::Value::String(s) => s.clone(),
         serde_json::Value::Null => "-".to_string(),
         serde_json::Value::Number(n) if n.is_f64() => {
             let x = n.as_f64().unwrap_or(f64::NAN);
-            if x.fract() == 0.0 && x.abs() < 9.007_199_254_740_992e15 {
-                format!("{x:.0}")
-            } else if x.abs() < 1e-3 {
+            if key.contains("fpr") || key.contains("fnr") {
                 format!("{x:.6e}")
+            } else if key == "estimated_items" {
+                format!("{x:.0}")
             } else {
                 format!("{x:.6}")
             }
         }
-        serde_json::Value::Array(items) => items.iter().map(text).collect::<Vec<_>>().join(","),
+        serde_json::Value::Array(items) => items
+            .iter()
+            .map(|i| text(key, i))
+            .collect::<Vec<_>>()
+            .join(","),
         other => other.to_string(),
     }
 }

@@ -1,5 +1,5 @@
 //! Bucket lanes: the packed f-bit slots of a bucket read and written with SWAR on one word,
-//! the fingerprint widths as constants, and the kick walk's SplitMix64.
+//! the fingerprint widths as constants.
 
 use super::SLOTS_PER_BUCKET;
 
@@ -153,15 +153,4 @@ impl<const F: u32> Lanes<F> {
     pub(super) fn get(table: &[u8], i: u64, slot: u32) -> u32 {
         ((Self::load(table, i) >> (slot * F)) & Self::LANE) as u32
     }
-}
-
-/// SplitMix64: the pseudo-random walk of the kicks, seeded from the bucket and fingerprint
-/// being inserted, so a table is a deterministic function of its inserts and removals.
-#[inline]
-pub(super) fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
 }

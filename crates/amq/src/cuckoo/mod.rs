@@ -64,7 +64,10 @@ mod lanes;
 mod encoding;
 mod plan;
 
-use lanes::{splitmix, Lanes, Probe};
+/// SplitMix64: the pseudo-random walk of the kicks, seeded from the bucket and fingerprint
+/// being inserted, so a table is a deterministic function of its inserts and removals.
+use crate::hash::splitmix64 as splitmix;
+use lanes::{Lanes, Probe};
 pub use plan::{buckets_for, fingerprint_bits_for, fpr, fpr_exact, plan, planned_load, CuckooPlan};
 
 /// The cuckoo filter of Fan, Andersen, Kaminsky and Mitzenmacher (CoNEXT 2014): a table of

@@ -10,6 +10,8 @@ pub mod bip158;
 pub mod bip37;
 #[cfg(feature = "cashu")]
 pub mod cashu;
+#[cfg(feature = "cashu-state")]
+pub mod cashu_state;
 #[cfg(any(feature = "bip37", feature = "bip158"))]
 mod compact_size;
 #[cfg(feature = "eth")]

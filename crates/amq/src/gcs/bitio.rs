@@ -262,6 +262,25 @@ impl<'a> BitReader<'a> {
     }
 }
 
+/// The number of Golomb-Rice codes with parameter `p` (≤ 32) a reader finds in `data` when it
+/// reads codes while at least `p + 1` bits remain unread: N for a set whose N is not sent
+/// beside it (revision A of the Cashu compact state filters, cashubtc/nuts PR #433). Padding
+/// of fewer than `p + 1` bits never completes a code, so it is not counted.
+///
+/// # Errors
+/// As [`BitReader::golomb`]: a code that starts but does not end inside `data`, or a quotient
+/// that overflows 64 bits.
+#[cfg_attr(not(feature = "cashu-state"), allow(dead_code))]
+pub(crate) fn count_codes(data: &[u8], p: u32) -> Result<u64> {
+    let mut r = BitReader::new(data);
+    let mut n = 0;
+    while r.bits - r.pos > u64::from(p) {
+        r.golomb(p)?;
+        n += 1;
+    }
+    Ok(n)
+}
+
 fn truncated(start_bit: u64) -> Error {
     Error::Truncated {
         what: "golomb-rice code",
@@ -342,6 +361,24 @@ mod tests {
         let mut r = BitReader::at(&bytes, 0).unwrap();
         assert!(matches!(r.golomb(4), Err(Error::Truncated { .. })));
         assert!(BitReader::at(&bytes, 9).is_err());
+    }
+
+    #[test]
+    fn count_codes_stops_before_p_plus_one_bits() {
+        // three codes of p = 7 (8, 9 and 8 bits), then 7 bits of padding: 32 bits
+        let mut w = BitWriter::default();
+        w.golomb(5, 7);
+        w.golomb(200, 7);
+        w.golomb(0, 7);
+        let bytes = w.finish();
+        assert_eq!(bytes.len(), 4);
+        assert_eq!(count_codes(&bytes, 7).unwrap(), 3);
+        assert_eq!(count_codes(&[], 7).unwrap(), 0);
+        // 8 zero bits hold one code of p = 7 (a zero gap); 7 bits do not hold one of p = 7
+        assert_eq!(count_codes(&[0], 7).unwrap(), 1);
+        assert_eq!(count_codes(&[0], 8).unwrap(), 0);
+        // a unary run that leaves no room for the remainder is an error
+        assert!(count_codes(&[0xFF, 0xFE], 7).is_err());
     }
 
     #[test]

@@ -42,7 +42,7 @@
 //! # Ok::<(), amq::Error>(())
 //! ```
 
-mod bitio;
+pub(crate) mod bitio;
 mod index;
 pub mod plan;
 pub(crate) mod sort;
@@ -72,7 +72,7 @@ pub const LIMIT: u64 = 1 << 32;
 /// ```
 #[inline(always)]
 pub fn hash_to_range(h: u64, f: u64) -> u64 {
-    ((u128::from(h) * u128::from(f)) >> 64) as u64
+    crate::hash::reduce(h, f)
 }
 
 /// The 64-bit hash a GCS applies to its items' bytes.

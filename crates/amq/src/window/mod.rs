@@ -11,9 +11,10 @@
 //!   insertions or clock ticks.
 
 mod aging;
+mod aging_plan;
 
-pub(crate) use aging::aging_shape;
 pub use aging::{AgingBloom, Rotation, MAX_GENERATIONS};
+pub(crate) use aging_plan::aging_shape;
 pub use params::{WindowParams, MAX_CHUNK_BITS, MAX_WINDOW_BITS, MAX_WINDOW_K};
 
 mod encoding;

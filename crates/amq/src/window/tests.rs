@@ -259,26 +259,6 @@ fn decoder_rejects_what_it_cannot_trust() {
     ));
 }
 
-#[test]
-fn schema_is_pinned() {
-    let mut f = SlidingWindowBloom::new(SMALL, 42).unwrap();
-    for x in ["a", "b", "c", "d", "e"] {
-        f.insert(x).unwrap();
-    }
-    let bytes = f.to_bytes();
-    assert_eq!(&bytes[..8], b"AMQ\0\x01\x00\x04\x00");
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    assert_eq!(hex, WINDOW_SCHEMA_HEX);
-}
-
-const WINDOW_SCHEMA_HEX: &str = concat!(
-    "414d51000100040008000000000000005000000000000000000100000000000040000000000000000200000000000000",
-    "03000000000000002a000000000000000500000000000000050000000000000002000000000000000000000000000000",
-    "000000000000000000000000000000000000000000000000000000000000000000000800008000000000000000000040",
-    "400000000008100000104008000000000000000000000000030000000000000000000000020040100100000000000000",
-    "030000000000000020000000000002015f3fb025968de0de",
-);
-
 // ---- AgingBloom ----------------------------------------------------------------------------
 
 #[test]
@@ -436,25 +416,6 @@ fn aging_decoder_rejects_what_it_cannot_trust() {
             .is_err()
     );
 }
-
-#[test]
-fn aging_schema_is_pinned() {
-    let mut f = AgingBloom::new(64, 3, 2, Rotation::Count(2), 42).unwrap();
-    for x in ["a", "b", "c"] {
-        f.insert(x).unwrap();
-    }
-    let bytes = f.to_bytes();
-    assert_eq!(&bytes[..8], b"AMQ\0\x01\x00\x05\x00");
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    assert_eq!(hex, AGING_SCHEMA_HEX);
-}
-
-const AGING_SCHEMA_HEX: &str = concat!(
-    "414d51000100050009000000000000002000000000000000400000000000000003000000000000000200000000000000",
-    "2a0000000000000000000000000000000200000000000000010000000000000001000000000000000300000000000000",
-    "000000000000000000000000000000000000000000000000000000000000000002000000000000000100000000000000",
-    "00000a404000000500400800001000003e5e875cebe40f87",
-);
 
 /// Counters read from a file may be at their maximum: inserting saturates, never overflows.
 #[test]

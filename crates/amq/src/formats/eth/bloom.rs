@@ -1,213 +1,17 @@
-//! Ethereum's `logsBloom`: the 2048-bit Bloom filter of a receipt's or a block's logs.
-//!
-//! The Yellow Paper (§4.3.1, "Transaction Receipt", equations M and M3:2048) defines it: a
-//! log's address and each of its topics are accrued into a 256-byte filter; a log's `data`
-//! is never hashed. For each input x, let h = Keccak-256(x). Each of the first three pairs of
-//! bytes of h, read as a big-endian 16-bit number, gives a bit position
-//! `b = ((h[2i] << 8) | h[2i+1]) & 0x7ff` (its low 11 bits, so 0 ≤ b < 2048), and bit b is
-//! set. The filter is the 2048-bit number written big-endian: bit b lives in byte
-//! `255 − b/8` as `1 << (b % 8)`. So m = 2048 bits, k = 3 hash functions (taken from one
-//! Keccak-256), and a block's logsBloom is the OR of its receipts' blooms. This is what
-//! geth's `core/types/bloom9.go` (`bloomValues`) computes; the golden tests pin it against
-//! geth's own test values and real receipts.
-//!
-//! * [`LogsBloom`]: the filter: accrue raw bytes, a precomputed Keccak-256 hash or a whole
-//!   log; ask about raw bytes or a hash; OR two blooms; hex (`0x` + 512 lower-case digits) and
-//!   serde as that string.
-//! * [`InputBits`]: the three bits of one input, computed once, for scanning many blooms
-//!   ([`scan`]).
-//! * [`LogsBloomIndex`]: a bit-sliced index over a run of blocks' blooms, so that a query
-//!   reads 3 bitsets instead of every bloom.
-//! * [`Entries`], [`Entry`], [`Receipt`], [`Block`], [`Log`]: receipts, blocks and logs as
-//!   the JSON-RPC API returns them (`eth_getTransactionReceipt`, `eth_getBlockReceipts`,
-//!   `eth_getBlockByNumber`, `eth_getLogs`), for serde.
-//!
-//! ```
-//! use amq::formats::eth::LogsBloom;
-//!
-//! // mainnet tx 0xa6af05e2…9459: one log with an address and three topics
-//! let address = amq::formats::eth::hex_array::<20>("0x7a013b21bf13f50fdb9871b3016fd78432f0f742")?;
-//! let topics = [
-//!     "0x17307eab39ab6107e8899845ad3d59bd9653f200f220920489ca2b5937696c31",
-//!     "0x00000000000000000000000045a0cff92e02397006e882b88ed860edef8c3683",
-//!     "0x0000000000000000000000001e0049783f008a0085193e00003d00cd54003c71",
-//! ]
-//! .map(|t| amq::formats::eth::hex_array::<32>(t).unwrap());
-//! let mut bloom = LogsBloom::new();
-//! bloom.accrue_log(&address, &topics);
-//! assert_eq!(bloom.bits_set(), 12);
-//! assert!(bloom.contains(&address));
-//! assert!(!bloom.contains(b"an address that is not there"));
-//! assert!(bloom.to_hex().starts_with("0x0000"));
-//! # Ok::<(), amq::Error>(())
-//! ```
+//! [`LogsBloom`]: the 256-byte filter itself, its hex and serde forms, and the filter traits.
 
-mod index;
-mod json;
-
-pub use index::{Candidates, LogsBloomIndex, INDEX_MAGIC, INDEX_VERSION};
-pub use json::{Block, Entries, Entry, Log, Receipt};
-
+use super::{decode_hex, InputBits, Log, LOGS_BLOOM_BITS, LOGS_BLOOM_BYTES, LOGS_BLOOM_K};
 use crate::error::{Error, Result};
 use crate::filter::{Filter, Insert, Merge};
 use alloc::string::String;
 use core::fmt;
 use core::ops::{BitOr, BitOrAssign};
 
-/// Size of a logsBloom in bytes.
-pub const LOGS_BLOOM_BYTES: usize = 256;
-/// Size of a logsBloom in bits, m.
-pub const LOGS_BLOOM_BITS: usize = 2048;
-/// Bits set per input, k.
-pub const LOGS_BLOOM_K: usize = 3;
-
-/// Keccak-256 (the original Keccak padding, as Ethereum uses it; not FIPS-202 SHA3-256).
-///
-/// # Example
-/// ```
-/// // Keccak-256 of the empty string
-/// let h = amq::formats::eth::keccak256(b"");
-/// assert_eq!(h[..4], [0xc5, 0xd2, 0x46, 0x01]);
-/// ```
-#[inline]
-pub fn keccak256(bytes: &[u8]) -> [u8; 32] {
-    use sha3::Digest;
-    sha3::Keccak256::digest(bytes).into()
-}
-
-/// Decodes hex (an optional `0x`/`0X`, either case) into exactly `N` bytes.
-///
-/// # Errors
-/// [`Error::Parse`] if the text is not hex or does not hold exactly `N` bytes.
-///
-/// # Panics
-/// Never, for any input.
-///
-/// # Example
-/// ```
-/// let a = amq::formats::eth::hex_array::<2>("0xAbCd")?;
-/// assert_eq!(a, [0xab, 0xcd]);
-/// assert!(amq::formats::eth::hex_array::<2>("abcdef").is_err());
-/// # Ok::<(), amq::Error>(())
-/// ```
-pub fn hex_array<const N: usize>(text: &str) -> Result<[u8; N]> {
-    let digits = strip_0x(text);
-    if digits.len() != 2 * N {
-        return Err(Error::parse(
-            "hex",
-            alloc::format!(
-                "expected {} hex digits ({N} bytes), got {}",
-                2 * N,
-                digits.len()
-            ),
-        ));
-    }
-    let mut out = [0u8; N];
-    hex::decode_to_slice(digits, &mut out)
-        .map_err(|e| Error::parse("hex", alloc::format!("{e}")))?;
-    Ok(out)
-}
-
-fn strip_0x(text: &str) -> &str {
-    text.strip_prefix("0x")
-        .or_else(|| text.strip_prefix("0X"))
-        .unwrap_or(text)
-}
-
-/// The three bits one input sets in a logsBloom, computed once from its Keccak-256 hash.
-///
-/// Bit i (i = 0, 1, 2) is `b = ((h[2i] << 8) | h[2i+1]) & 0x7ff`; it lives in byte
-/// `255 − b/8` of the bloom as `1 << (b % 8)` (Yellow Paper §4.3.1, M3:2048). Only the first
-/// six bytes of the hash matter. Keep one `InputBits` per query input and ask many blooms
-/// with [`LogsBloom::contains_bits`]: the input is hashed once and each bloom is read at
-/// three bytes.
-///
-/// # Example
-/// ```
-/// use amq::formats::eth::{keccak256, InputBits};
-/// // the seed's address 0x7a01…f742 hashes to 62d0 b119 357c …: the low 11 bits of each pair
-/// let address = amq::formats::eth::hex_array::<20>("0x7a013b21bf13f50fdb9871b3016fd78432f0f742")?;
-/// let bits = InputBits::from_input(&address);
-/// assert_eq!(bits, InputBits::from_hash(&keccak256(&address)));
-/// assert_eq!(bits.bits(), [0x2d0, 0x119, 0x57c]);
-/// assert_eq!(bits.byte_masks(), [(165, 1), (220, 2), (80, 16)]);
-/// # Ok::<(), amq::Error>(())
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct InputBits {
-    /// Byte index (255 − b/8) of each bit.
-    byte: [u8; 3],
-    /// Mask (1 << (b % 8)) of each bit.
-    mask: [u8; 3],
-}
-
-impl InputBits {
-    /// The bits of an input whose Keccak-256 hash is `hash`.
-    #[inline]
-    pub fn from_hash(hash: &[u8; 32]) -> Self {
-        let mut byte = [0u8; 3];
-        let mut mask = [0u8; 3];
-        for i in 0..3 {
-            let b = (u16::from_be_bytes([hash[2 * i], hash[2 * i + 1]]) & 0x7ff) as usize;
-            byte[i] = (LOGS_BLOOM_BYTES - 1 - b / 8) as u8;
-            mask[i] = 1 << (b % 8);
-        }
-        InputBits { byte, mask }
-    }
-
-    /// The bits of the raw input `bytes` (hashed with Keccak-256).
-    #[inline]
-    pub fn from_input(bytes: &[u8]) -> Self {
-        Self::from_hash(&keccak256(bytes))
-    }
-
-    /// The three bit positions b, each in `0..2048`, in the order the hash gives them (two or
-    /// three may be equal).
-    pub fn bits(self) -> [u16; 3] {
-        core::array::from_fn(|i| {
-            (LOGS_BLOOM_BYTES - 1 - self.byte[i] as usize) as u16 * 8
-                + self.mask[i].trailing_zeros() as u16
-        })
-    }
-
-    /// The three (byte index, mask) pairs, as geth's `bloomValues` returns them.
-    pub fn byte_masks(self) -> [(usize, u8); 3] {
-        core::array::from_fn(|i| (self.byte[i] as usize, self.mask[i]))
-    }
-}
-
-/// The positions (indices into `blooms`) of the blooms that may hold every input, in order.
-///
-/// Each input is hashed once, by the caller, into [`InputBits`]; each bloom is then read at
-/// the three bytes of each input and nowhere else. The three tests are combined without
-/// branches (a random bloom passes each with probability equal to its fill, so a branch per
-/// test would be mispredicted often); only "this bloom matches" branches. With no inputs,
-/// every bloom matches.
-///
-/// # Example
-/// ```
-/// use amq::formats::eth::{scan, InputBits, LogsBloom};
-/// let mut blooms = vec![LogsBloom::new(); 4];
-/// blooms[2].accrue(b"transfer");
-/// let query = [InputBits::from_input(b"transfer")];
-/// assert_eq!(scan(&blooms, &query).collect::<Vec<_>>(), [2]);
-/// ```
-pub fn scan<'a>(
-    blooms: &'a [LogsBloom],
-    inputs: &'a [InputBits],
-) -> impl Iterator<Item = usize> + 'a {
-    blooms
-        .iter()
-        .enumerate()
-        .filter(move |(_, b)| inputs.iter().fold(true, |ok, i| ok & b.holds_bits(*i)))
-        .map(|(j, _)| j)
-}
-
 /// An Ethereum logsBloom: 256 bytes, m = 2048 bits, k = 3 (Yellow Paper §4.3.1, M3:2048).
 ///
 /// The bytes are as they appear in a receipt or block header (and in its hex): bit b of the
 /// 2048-bit big-endian number is bit `b % 8` of byte `255 − b/8`. See the
-/// [module docs](self) for how an input picks its bits.
+/// [module docs](super) for how an input picks its bits.
 ///
 /// As a [`Filter`] and [`Insert`] over `[u8]` it hashes raw bytes; [`Merge`] is the OR.
 /// In serde and with [`Display`](fmt::Display)/[`FromStr`](core::str::FromStr) it is the
@@ -296,7 +100,7 @@ impl LogsBloom {
     #[inline]
     pub fn accrue_bits(&mut self, bits: InputBits) -> bool {
         let mut new = false;
-        for i in 0..3 {
+        for i in 0..LOGS_BLOOM_K {
             let byte = &mut self.0[bits.byte[i] as usize];
             new |= *byte & bits.mask[i] == 0;
             *byte |= bits.mask[i];
@@ -355,7 +159,7 @@ impl LogsBloom {
 
     /// As [`contains_bits`](Self::contains_bits), reading all three bytes without branches.
     #[inline(always)]
-    fn holds_bits(&self, bits: InputBits) -> bool {
+    pub(super) fn holds_bits(&self, bits: InputBits) -> bool {
         (self.0[bits.byte[0] as usize] & bits.mask[0] != 0)
             & (self.0[bits.byte[1] as usize] & bits.mask[1] != 0)
             & (self.0[bits.byte[2] as usize] & bits.mask[2] != 0)
@@ -422,20 +226,10 @@ impl LogsBloom {
     /// # Ok::<(), amq::Error>(())
     /// ```
     pub fn from_hex(text: &str) -> Result<Self> {
-        let digits = strip_0x(text);
-        if digits.len() != 2 * LOGS_BLOOM_BYTES {
-            return Err(Error::parse(
-                "logsBloom",
-                alloc::format!(
-                    "expected 0x and 512 hex digits, got {} digits",
-                    digits.len()
-                ),
-            ));
-        }
-        let mut out = [0u8; LOGS_BLOOM_BYTES];
-        hex::decode_to_slice(digits, &mut out)
-            .map_err(|e| Error::parse("logsBloom", alloc::format!("{e}")))?;
-        Ok(LogsBloom(out))
+        decode_hex(text, "logsBloom", |digits| {
+            alloc::format!("expected 0x and 512 hex digits, got {digits} digits")
+        })
+        .map(LogsBloom)
     }
 
     /// The hex form: `0x` and 512 lower-case hex digits (514 characters).
@@ -566,6 +360,7 @@ impl<'de> serde::Deserialize<'de> for LogsBloom {
 
 #[cfg(test)]
 mod tests {
+    use super::super::keccak256;
     use super::*;
     use alloc::vec::Vec;
 

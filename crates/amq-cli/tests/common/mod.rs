@@ -1,0 +1,93 @@
+//! What the CLI tests share: the binary, a temporary folder, item files, JSON output and the
+//! golden vectors. Each test file takes it with `mod common;` and uses what it needs.
+
+#![allow(dead_code)] // each test binary uses a different part of it
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::fmt::Display;
+use std::path::{Path, PathBuf};
+
+/// The `amq` binary built by this package.
+pub fn amq() -> Command {
+    Command::cargo_bin("amq").unwrap()
+}
+
+/// A temporary folder, removed when dropped.
+pub struct Dir(tempfile::TempDir);
+
+impl Dir {
+    /// A new, empty folder.
+    pub fn new() -> Self {
+        Dir(tempfile::tempdir().unwrap())
+    }
+    /// The folder itself.
+    pub fn root(&self) -> &Path {
+        self.0.path()
+    }
+    /// The path of `name` in the folder (not created).
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.0.path().join(name)
+    }
+    /// Writes `bytes` to `name` in the folder and returns its path.
+    pub fn write(&self, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.path(name);
+        std::fs::write(&p, bytes).unwrap();
+        p
+    }
+}
+
+/// Each item on its own line, each line ending in `\n`: an items file or stdin.
+pub fn lines<T: Display>(items: impl IntoIterator<Item = T>) -> String {
+    items.into_iter().map(|i| format!("{i}\n")).collect()
+}
+
+/// The lines `{prefix}0` to `{prefix}{n-1}`.
+pub fn words(prefix: &str, n: usize) -> String {
+    lines((0..n).map(|i| format!("{prefix}{i}")))
+}
+
+/// The JSON value in `bytes` (a command's stdout), or a panic that shows the text.
+pub fn json(bytes: &[u8]) -> Value {
+    serde_json::from_slice(bytes)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(bytes)))
+}
+
+/// One JSON value per line of `bytes` (a command's stdout); an empty line is an error.
+pub fn json_lines(bytes: &[u8]) -> Vec<Value> {
+    std::str::from_utf8(bytes)
+        .unwrap()
+        .lines()
+        .map(|l| json(l.as_bytes()))
+        .collect()
+}
+
+/// Runs `cmd`, checks that it succeeded (showing its stderr if not) and returns the JSON
+/// value it printed.
+pub fn success_json(cmd: &mut Command) -> Value {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json(&out.stdout)
+}
+
+/// A command's stdout as text.
+pub fn stdout_of(out: &std::process::Output) -> String {
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+/// The JSON file `tests/vectors/{path}` of the repository.
+pub fn vector(path: &str) -> Value {
+    let path = format!("{}/../../tests/vectors/{path}", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// `amq info --json` of the filter file `f`.
+pub fn info(f: &Path) -> Value {
+    let out = amq().args(["info", "--json"]).arg(f).output().unwrap();
+    assert!(out.status.success());
+    json(&out.stdout)
+}

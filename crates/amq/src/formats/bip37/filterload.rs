@@ -1,0 +1,113 @@
+//! The `filterload` message: [`Bip37Filter::to_filterload`] and
+//! [`Bip37Filter::from_filterload`].
+
+use super::filter::check_caps;
+use super::Bip37Filter;
+use crate::error::{Error, Result};
+use crate::formats::compact_size::{read_compact_size, write_compact_size};
+use alloc::vec::Vec;
+
+impl Bip37Filter {
+    /// The `filterload` payload: `CompactSize(bytes) ‖ data ‖ nHashFuncs (u32 LE) ‖
+    /// nTweak (u32 LE) ‖ nFlags (u8)`.
+    pub fn to_filterload(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.data.len() + 12);
+        write_compact_size(self.data.len() as u64, &mut out);
+        out.extend_from_slice(&self.data);
+        out.extend_from_slice(&self.k.to_le_bytes());
+        out.extend_from_slice(&self.tweak.to_le_bytes());
+        out.push(self.flags);
+        out
+    }
+
+    /// Decodes a `filterload` payload (the exact bytes, nothing after them).
+    ///
+    /// # Errors
+    /// [`Error::Truncated`] if the bytes end early; [`Error::Corrupt`] for a non-canonical
+    /// CompactSize (as Core's `ReadCompactSize` refuses) or bytes left over;
+    /// [`Error::TooLarge`] for more than [`MAX_BLOOM_FILTER_SIZE`](super::MAX_BLOOM_FILTER_SIZE)
+    /// bytes or more than [`MAX_HASH_FUNCS`](super::MAX_HASH_FUNCS) hash functions. The length
+    /// is checked before anything is allocated.
+    ///
+    /// # Panics
+    /// Never, for any input.
+    pub fn from_filterload(bytes: &[u8]) -> Result<Self> {
+        let (len, mut at) = read_compact_size(bytes)?;
+        check_caps(len, 0)?; // the size, before anything is allocated
+        let len = len as usize;
+        let data = take(bytes, at, len, "filter data")?.to_vec();
+        at += len;
+        let k = u32::from_le_bytes(take4(bytes, at, "nHashFuncs")?);
+        at += 4;
+        let tweak = u32::from_le_bytes(take4(bytes, at, "nTweak")?);
+        at += 4;
+        let flags = take(bytes, at, 1, "nFlags")?[0];
+        at += 1;
+        if at != bytes.len() {
+            return Err(Error::corrupt(
+                at,
+                alloc::format!("{} bytes after the filterload payload", bytes.len() - at),
+            ));
+        }
+        check_caps(len as u64, k)?;
+        Ok(Bip37Filter {
+            data,
+            k,
+            tweak,
+            flags,
+        })
+    }
+}
+
+fn take<'a>(bytes: &'a [u8], at: usize, n: usize, what: &'static str) -> Result<&'a [u8]> {
+    bytes
+        .get(at..)
+        .and_then(|rest| rest.get(..n))
+        .ok_or(Error::Truncated {
+            what,
+            offset: at,
+            needed: n,
+            available: bytes.len().saturating_sub(at),
+        })
+}
+
+fn take4(bytes: &[u8], at: usize, what: &'static str) -> Result<[u8; 4]> {
+    let s = take(bytes, at, 4, what)?;
+    Ok([s[0], s[1], s[2], s[3]])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::MAX_BLOOM_FILTER_SIZE;
+    use super::*;
+    use alloc::vec;
+
+    #[test]
+    fn caps_refused_on_decode() {
+        let big = Bip37Filter {
+            data: vec![0; MAX_BLOOM_FILTER_SIZE + 1],
+            k: 1,
+            tweak: 0,
+            flags: 0,
+        };
+        assert!(matches!(
+            Bip37Filter::from_filterload(&big.to_filterload()),
+            Err(Error::TooLarge { value: 36_001, .. })
+        ));
+        let many = Bip37Filter {
+            data: vec![0; 1],
+            k: 51,
+            tweak: 0,
+            flags: 0,
+        };
+        assert!(matches!(
+            Bip37Filter::from_filterload(&many.to_filterload()),
+            Err(Error::TooLarge { value: 51, .. })
+        ));
+        // a length over the cap is refused before the data is read (no allocation)
+        assert!(matches!(
+            Bip37Filter::from_filterload(&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]),
+            Err(Error::TooLarge { .. })
+        ));
+    }
+}
