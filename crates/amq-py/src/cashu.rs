@@ -136,5 +136,5 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(hash_to_range, m)?)?;
     m.add("DEFAULT_P", DEFAULT_P)?;
     m.add("DEFAULT_M", DEFAULT_M)?;
-    Ok(())
+    crate::cashu_state::register(m)
 }

@@ -6,6 +6,7 @@
 mod algorand;
 mod btc;
 mod cashu;
+mod cashu_state;
 mod common;
 mod convert;
 mod errors;

@@ -205,3 +205,19 @@ def test_algorand_replay_and_check_equal_the_command_line(run_cli, tmp_path):
     assert amq.algorand.check(base64.b64decode(replay["box_base64"]), names) == expected
     plan = json.loads(run_cli("algorand", "plan", "--supply", 10_000, "--fpr", 0.01, "--json"))
     assert amq.algorand.plan(10_000, 0.01) == plan
+
+
+def test_cashu_state_blocks_equal_the_command_line(run_cli):
+    from conftest import VECTORS
+    case = json.loads((VECTORS / "cashu-state" / "revision-b.json").read_text())["cases"]["4"]
+    text = "".join(e + "\n" for e in case["elements"]).encode()
+    for args, fold in [(["--b", 12], False), (["--b", 14, "--fold"], True)]:
+        out = json.loads(run_cli("cashu", "block", "build", *args, "--json", "-", stdin=text))
+        block = amq.cashu.StateBlock.build([bytes.fromhex(e) for e in case["elements"]],
+                                           args[1], fold=fold)
+        assert block.hex() == out["hex"] and block.b == out["b"]
+        info = json.loads(run_cli("cashu", "block", "info", "--json", out["hex"]))
+        assert block.info() == info
+    e = run_cli("cashu", "element", "--text-id", "melt_quote",
+                "019e6d5a-2347-7000-8afa-051ae571f334", "PAID").decode().strip()
+    assert amq.cashu.element("melt_quote", "019e6d5a-2347-7000-8afa-051ae571f334", "PAID").hex() == e

@@ -101,7 +101,8 @@ def test_decoders_never_crash(data):
                  amq.NegativeCache.from_bytes, amq.SlidingWindowBloom.from_bytes,
                  amq.AgingBloom.from_bytes, amq.btc.Bip37Filter.from_filterload,
                  amq.eth.LogsBloom, lambda d: amq.btc.BlockFilter(bytes(32), d),
-                 lambda d: amq.algorand.AlgorandBloom.from_box(d)):
+                 lambda d: amq.algorand.AlgorandBloom.from_box(d),
+                 amq.cashu.StateBlock.from_bytes):
         try:
             read(data)
         except ValueError:
@@ -161,3 +162,13 @@ def test_logs_bloom_round_trips(inputs):
         b.accrue(i)
     assert all(i in b for i in inputs)
     assert amq.eth.LogsBloom.from_hex(b.hex()) == b == amq.eth.LogsBloom(bytes(b))
+
+
+@given(st.lists(st.binary(min_size=32, max_size=32), max_size=200), st.integers(5, 16),
+       st.integers(5, 16))
+def test_state_blocks_keep_their_elements_through_folds(elements, b, to):
+    block = amq.cashu.StateBlock.build(elements, b)
+    assert all(block.contains_many(elements))
+    folded = block.fold(min(b, to))
+    assert all(folded.contains_many(elements))
+    assert amq.cashu.StateBlock.from_bytes(bytes(folded)) == folded

@@ -15,7 +15,7 @@ MODULES = {"__init__": amq, "eth": amq.eth, "btc": amq.btc, "cashu": amq.cashu,
            "algorand": amq.algorand}
 # stub-only helpers (type aliases, the shared base of the filter classes)
 STUB_ONLY = {"Item", "Items", "Spec", "AnyFilter", "Hex", "Bytes", "Hash", "HashName",
-             "Response", "Name", "_Filter", "_F"}
+             "Response", "Name", "Element", "_Filter", "_F"}
 
 
 def stub_tree(name):

@@ -229,3 +229,66 @@ def test_algorand_long_replay():
     minted = [n for n, res in zip(names, r["results"]) if res == "ok"]
     assert amq.algorand.check(box, minted[:500]) == [False] * 500
     assert all(n in amq.algorand.AlgorandBloom.from_box(box) for n in minted)
+
+
+# --- Cashu compact state filters (nuts PR #433, revision B) --------------------------------
+
+
+STATE = vector("cashu-state/revision-b.json")
+
+
+def test_state_elements():
+    for case in STATE["elements"]:
+        id = bytes.fromhex(case["id_hex"])
+        assert amq.cashu.element(case["kind"], id, case["state"]).hex() == case["e"], case["name"]
+        if case["kind"] in ("mint_quote", "melt_quote"):  # a quote ID given as text
+            assert amq.cashu.element(case["kind"], id.decode(), case["state"]).hex() == case["e"]
+
+
+@pytest.mark.parametrize("name", ["1", "2", "3"])
+def test_state_single_element_blocks(name):
+    case = STATE["cases"][name]
+    e = amq.cashu.element(case["kind"], bytes.fromhex(case["id_hex"]),
+                          bytes.fromhex(case["state_hex"]).decode())
+    assert e.hex() == case["e"]
+    block = amq.cashu.StateBlock(case["b"])
+    block.insert(e)
+    assert block.hex() == case["hex"]
+    assert block.popcount() == case["popcount"] and e in block
+    assert base64.b64decode(case["base64"][0]) == bytes(block)
+
+
+def test_state_block_of_five_elements_and_its_fold():
+    case = STATE["cases"]["4"]
+    block = amq.cashu.StateBlock.build([bytes.fromhex(e) for e in case["elements"]], case["b"])
+    assert block.hex() == case["hex"] and block.popcount() == case["popcount"]
+    assert amq.cashu.capacity(case["b"]) == case["capacity_b10"]
+    assert block.contains_many(case["elements"]) == [True] * 5
+    assert case["non_member"]["e"] not in block
+    info = block.info()
+    assert (info["b"], info["bits"], info["bytes"]) == (10, 1024, 128)
+    assert 3 < info["count_estimate"] < 8
+    fold = STATE["cases"]["7"]
+    folded = block.fold(fold["to_b"])
+    assert folded.hex() == fold["hex"] and folded.popcount() == fold["popcount"]
+    direct = amq.cashu.StateBlock.build([bytes.fromhex(e) for e in case["elements"]], fold["to_b"])
+    assert folded == direct
+    assert amq.cashu.StateBlock.from_bytes(bytes(folded)) == folded
+
+
+def test_state_block_saturation_and_sizes():
+    case = STATE["cases"]["5"]
+    block = amq.cashu.StateBlock(case["b"])
+    block.insert(case["e"])  # hex text
+    assert block.hex() == case["hex"] and block.popcount() == case["distinct"]
+    for row in STATE["capacity"]:
+        assert amq.cashu.capacity(row["b"]) == row["capacity"]
+        assert len(bytes(amq.cashu.StateBlock(row["b"]))) == row["bytes"]
+    for row in STATE["right_size"]:
+        assert amq.cashu.smallest_b(row["count"]) == row["b"]
+    with pytest.raises(ValueError, match="2\\^b/8 bytes"):
+        amq.cashu.StateBlock.from_bytes(bytes(5))
+    with pytest.raises(ValueError):
+        amq.cashu.StateBlock(27)
+    with pytest.raises(ValueError, match="starts with 02 or 03"):
+        amq.cashu.element("proof_state", bytes(33), "SPENT")

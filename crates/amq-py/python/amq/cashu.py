@@ -9,6 +9,11 @@ their hex).
 Three item hashes are in use, each with a published vector: ``"murmur3-128"`` (the draft's
 text; the default), ``"murmur3-32x2"`` (nutshell, cashu-ts, cdk) and ``"siphash"`` (the
 draft's first version, with a 16-byte key).
+
+The compact state filters (cashubtc/nuts PR #433, revision B): ``element(kind, id, state)``
+is the ``E`` of a state change, ``StateBlock`` a Bloom block of 2**b bits that a mint fills
+with them and a wallet tests its candidates against (``insert``, ``in``, ``fold``,
+``count_estimate``); ``capacity(b)`` and ``smallest_b(count)`` size a block.
 """
 
 from ._amq import cashu as _cashu
@@ -20,13 +25,21 @@ match = _cashu.match
 contains = _cashu.contains
 bulk_all_negative = _cashu.bulk_all_negative
 hash_to_range = _cashu.hash_to_range
+StateBlock = _cashu.StateBlock
+element = _cashu.element
+capacity = _cashu.capacity
+smallest_b = _cashu.smallest_b
 
 __all__ = [
     "DEFAULT_M",
     "DEFAULT_P",
+    "StateBlock",
     "build",
     "bulk_all_negative",
+    "capacity",
     "contains",
+    "element",
     "hash_to_range",
     "match",
+    "smallest_b",
 ]
