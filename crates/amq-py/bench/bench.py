@@ -6,7 +6,7 @@
   same loop calling ``id``), with ``str`` and ``bytes`` items (``in``: half members, half
   not); amq's batch calls over a list and over a NumPy uint64 array; rbloom's ``update``;
   table memory; and the false-positive rate measured on items never added. Each figure is
-  the best of 3 runs.
+  the best of 5 runs (``--repeat``); the load average before and after is recorded.
 * Cashu: the NUT-23 GCS build at N = 10**5 (33-byte items) against the seed's Python
   functions (below, copied from the seed), with a check that both give the same bytes.
 
@@ -22,6 +22,7 @@ vary by 10-20% from run to run.
 
 import argparse
 import json
+import os
 import platform
 import random
 import sys
@@ -91,10 +92,13 @@ def create(items, p: int = 19, m: int = 784931) -> bytes:
 # --- Timing -------------------------------------------------------------------------------
 
 
-def best_ns(fn, repeat=3) -> float:
+REPEAT = 5
+
+
+def best_ns(fn, repeat=None) -> float:
     """The fastest of `repeat` runs of fn(), in ns."""
     best = float("inf")
-    for _ in range(repeat):
+    for _ in range(repeat or REPEAT):
         t = time.perf_counter_ns()
         fn()
         best = min(best, time.perf_counter_ns() - t)
@@ -205,8 +209,11 @@ def main():
     ap.add_argument("--n", type=int, default=1_000_000)
     ap.add_argument("--fpr", type=float, default=0.01)
     ap.add_argument("--cashu-n", type=int, default=100_000)
+    ap.add_argument("--repeat", type=int, default=REPEAT, help="runs per figure (the best)")
     ap.add_argument("--json", help="also write the figures to this file")
     a = ap.parse_args()
+    globals()["REPEAT"] = a.repeat
+    load_before = os.getloadavg()
     result = {
         "python": sys.version.split()[0],
         "machine": platform.machine(),
@@ -215,6 +222,8 @@ def main():
         "pybloom-live": "4.0.0",
         "bloom": bloom_bench(a.n, a.fpr),
         "cashu": cashu_bench(a.cashu_n),
+        "loadavg_before_after": [round(load_before[0], 2), round(os.getloadavg()[0], 2)],
+        "cpus": os.cpu_count(),
     }
     b = result["bloom"]["filters"]
     ours, rb, pbl = b["amq.BloomFilter"], b["rbloom"], b["pybloom-live"]
