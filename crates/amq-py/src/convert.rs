@@ -1,0 +1,57 @@
+//! The library's serde types to Python objects and back (pythonize), so Python sees the same
+//! fields under the same names as `amq ... --json`; and the memory check before a filter is
+//! allocated.
+
+use crate::errors::{serde_error, IntoPy};
+use amq::math::Spec;
+use amq::AnyFilter;
+use pyo3::exceptions::PyMemoryError;
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyString};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+/// A serde value as a Python object (a dict for a struct), field names as serde names them.
+pub fn to_object<'py, T: Serialize>(py: Python<'py>, value: &T) -> PyResult<Bound<'py, PyAny>> {
+    pythonize::pythonize(py, value).map_err(|e| serde_error("cannot convert to Python", e))
+}
+
+/// A serde value from a Python object (dicts, lists, strings, numbers, as `json.loads` gives
+/// them) or from JSON text (`str`, `bytes`).
+///
+/// # Errors
+/// `ValueError` naming `what`, with serde's message (or the library's, for a check it makes
+/// while reading).
+pub fn from_object<T: DeserializeOwned>(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<T> {
+    if let Ok(s) = obj.cast::<PyString>() {
+        return serde_json::from_str(&s.to_cow()?).map_err(|e| serde_error(what, e));
+    }
+    if let Ok(b) = obj.cast::<PyBytes>() {
+        return serde_json::from_slice(b.as_bytes()).map_err(|e| serde_error(what, e));
+    }
+    if let Ok(b) = obj.cast::<PyByteArray>() {
+        return serde_json::from_slice(&b.to_vec()).map_err(|e| serde_error(what, e));
+    }
+    pythonize::depythonize(obj).map_err(|e| serde_error(what, e))
+}
+
+/// Refuses, with `MemoryError`, a filter whose table cannot be allocated, before the library
+/// allocates it: a few kinds allocate with `vec!`, which would abort the interpreter instead.
+/// (The probe reserves address space only; the pages are not touched.)
+fn check_memory(bytes: u64) -> PyResult<()> {
+    let fail = || PyMemoryError::new_err(format!("cannot allocate {bytes} bytes for the filter"));
+    let n = usize::try_from(bytes).map_err(|_| fail())?;
+    let mut probe: Vec<u8> = Vec::new();
+    probe.try_reserve_exact(n).map_err(|_| fail())?;
+    Ok(())
+}
+
+/// An empty filter of the kind and shape `spec` plans, as the command line creates it.
+///
+/// # Errors
+/// The planner's and the kind's errors; `MemoryError` when the table cannot be allocated.
+pub fn new_filter(spec: &Spec, seed: u64) -> PyResult<AnyFilter> {
+    let plan = amq::math::plan(spec).py()?;
+    check_memory(plan.bytes)?;
+    AnyFilter::new(spec, seed).py()
+}

@@ -1,0 +1,477 @@
+//! The Bloom kinds and the cuckoo filter: `BloomFilter`, `BlockedBloomFilter`,
+//! `CuckooFilter`.
+
+use crate::common::{filter_class, same};
+use crate::convert::{new_filter, to_object};
+use crate::errors::{to_py_context, IntoPy};
+use crate::items::{for_each_chunk, with_item, CHUNK};
+use amq::math::{Spec, Target};
+use amq::wire::Kind;
+use amq::{AnyFilter, Filter, Insert, Remove};
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+
+/// A filter of `kind` for n items at false-positive rate `fpr`, as `amq build --fpr` sizes it.
+fn sized(kind: Kind, n: u64, fpr: f64, k: Option<u32>, seed: u64) -> PyResult<AnyFilter> {
+    let spec = Spec::sized(kind, n, Target::Fpr(fpr), k).py()?;
+    new_filter(&spec, seed)
+}
+
+/// `add_many`: inserts in order, a chunk at a time with the GIL released; on an error (a full
+/// cuckoo filter) says how many of the batch went in before it.
+pub fn insert_batch<F: Insert<[u8]> + Send>(
+    py: Python<'_>,
+    inner: &mut F,
+    items: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    let mut added = 0usize;
+    for_each_chunk(items, None, |chunk| {
+        let (done, result) = py.detach(|| chunk.try_for_each(|b| inner.insert(b).map(|_| ())));
+        added += done;
+        result.map_err(|e| {
+            to_py_context(
+                e,
+                format_args!("({added} items of the batch were added before it)"),
+            )
+        })
+    })
+}
+
+/// `contains_many` of the kinds with prefetching hash batches: per chunk, hashes the items
+/// and asks for them all, with the GIL released.
+macro_rules! contains_batch {
+    ($py:expr, $inner:expr, $items:expr) => {{
+        let inner = $inner;
+        let mut out: Vec<bool> = Vec::new();
+        let mut hashes: Vec<u128> = Vec::with_capacity(CHUNK);
+        for_each_chunk($items, None, |chunk| {
+            $py.detach(|| {
+                hashes.clear();
+                chunk.map_into(&mut hashes, |b| inner.hash(b));
+                let start = out.len();
+                out.resize(start + hashes.len(), false);
+                inner.contains_hash_batch(&hashes, &mut out[start..]);
+            });
+            Ok(())
+        })?;
+        PyList::new($py, out)
+    }};
+}
+
+/// The classic Bloom filter: m bits, k probes per item.
+///
+/// It answers ``item in f`` with True ("maybe present", wrong with probability about the
+/// planned false-positive rate) or False ("definitely absent": never wrong). Items are
+/// ``bytes``, ``str`` (UTF-8) or ``int`` (8 little-endian bytes); ``add_many`` and
+/// ``contains_many`` take any iterable of items or a NumPy ``uint64``/``int64`` array and run
+/// without the GIL.
+///
+/// Make one with ``BloomFilter.with_fpr(n, fpr)`` (sized as ``amq build --fpr`` sizes it) or
+/// ``BloomFilter(m_bits, k)``. Raises ``ValueError`` for parameters out of range,
+/// ``OverflowError`` for integers out of range and ``MemoryError`` if the table cannot be
+/// allocated.
+#[pyclass(module = "amq", name = "BloomFilter")]
+pub struct PyBloom {
+    pub inner: amq::BloomFilter,
+}
+
+impl PyBloom {
+    pub fn wrap(inner: amq::BloomFilter) -> Self {
+        PyBloom { inner }
+    }
+}
+
+filter_class!(PyBloom, amq::BloomFilter::from_bytes, same, {
+    #[new]
+    #[pyo3(signature = (m_bits, k, seed = 0))]
+    fn new(m_bits: u64, k: u32, seed: u64) -> PyResult<Self> {
+        let spec = Spec::Bloom {
+            items: 1,
+            target: Target::Bits(m_bits),
+            k: Some(k),
+        };
+        match new_filter(&spec, seed)? {
+            AnyFilter::Bloom(f) => Ok(Self::wrap(f)),
+            _ => unreachable!("a bloom spec makes a bloom filter"),
+        }
+    }
+
+    /// A filter for ``n`` items at false-positive rate ``fpr`` (0 < fpr < 1), with ``k``
+    /// fixed if given: m and k as ``amq build --fpr FPR --items N`` chooses them, so the
+    /// same items give the same ``.amq`` bytes.
+    #[staticmethod]
+    #[pyo3(signature = (n, fpr, seed = 0, k = None))]
+    fn with_fpr(n: u64, fpr: f64, seed: u64, k: Option<u32>) -> PyResult<Self> {
+        match sized(Kind::Bloom, n, fpr, k, seed)? {
+            AnyFilter::Bloom(f) => Ok(Self::wrap(f)),
+            _ => unreachable!("a bloom spec makes a bloom filter"),
+        }
+    }
+
+    /// Adds an item. Returns False if it may already have been there (every bit was set).
+    fn add(&mut self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+        with_item(item, |b| self.inner.insert(b))?.py()
+    }
+
+    fn __contains__(&self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+        with_item(item, |b| self.inner.contains(b))
+    }
+
+    /// ``item in f``: True if the item may be present, False if it is definitely absent.
+    fn contains(&self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+        self.__contains__(item)
+    }
+
+    /// Adds every item of an iterable (or a NumPy ``uint64``/``int64`` array), GIL released.
+    fn add_many(&mut self, py: Python<'_>, items: &Bound<'_, PyAny>) -> PyResult<()> {
+        insert_batch(py, &mut self.inner, items)
+    }
+
+    /// ``[item in f for item in items]`` for an iterable or a NumPy ``uint64``/``int64``
+    /// array, hashed and probed in one pass with prefetching and the GIL released.
+    fn contains_many<'py>(
+        &self,
+        py: Python<'py>,
+        items: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        contains_batch!(py, &self.inner, items)
+    }
+
+    /// The filter's shape, fill and estimated false-positive rate: a dict with the keys of
+    /// ``amq info --json`` (``kind``, ``m_bits``, ``k``, ``seed``, ``items_inserted``,
+    /// ``bytes``, ``fill_ratio``, ``estimated_items``, ``estimated_fpr``).
+    fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_object(py, &self.inner.info())
+    }
+
+    /// Adds every item of ``other`` (same m, k and seed, else ``ValueError``), in place.
+    fn union(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
+        if slf.is(other) {
+            return Ok(());
+        }
+        let o = other.borrow();
+        slf.borrow_mut().inner.union(&o.inner).py()
+    }
+
+    /// Keeps only the bits set in both filters (same m, k and seed, else ``ValueError``).
+    fn intersect(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
+        if slf.is(other) {
+            return Ok(());
+        }
+        let o = other.borrow();
+        slf.borrow_mut().inner.intersect(&o.inner).py()
+    }
+
+    fn __or__(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<Self> {
+        let mut out = slf.borrow().copy();
+        out.inner.union(&other.borrow().inner).py()?;
+        Ok(out)
+    }
+
+    fn __ior__(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
+        Self::union(slf, other)
+    }
+
+    fn __and__(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<Self> {
+        let mut out = slf.borrow().copy();
+        out.inner.intersect(&other.borrow().inner).py()?;
+        Ok(out)
+    }
+
+    fn __iand__(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
+        Self::intersect(slf, other)
+    }
+
+    /// Removes every item (all bits to zero, the count to 0).
+    fn clear(&mut self) {
+        self.inner.clear();
+    }
+
+    /// m, the bits of the table.
+    #[getter]
+    fn m_bits(&self) -> u64 {
+        self.inner.m()
+    }
+
+    /// k, the bits set (probes) per item.
+    #[getter]
+    fn k(&self) -> u32 {
+        self.inner.k()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<amq.BloomFilter m_bits={} k={} seed={} inserted={}>",
+            self.inner.m(),
+            self.inner.k(),
+            self.inner.seed(),
+            self.inner.inserted()
+        )
+    }
+});
+
+/// The blocked Bloom filter: each item's k bits fall in one 64-byte cache line (512-bit
+/// block), so a query costs one cache miss; it needs a few more bits than ``BloomFilter``
+/// for the same false-positive rate.
+///
+/// The same interface as ``BloomFilter``: ``BlockedBloomFilter.with_fpr(n, fpr)`` or
+/// ``BlockedBloomFilter(m_bits, k)`` (m rounded up to whole blocks), ``add``, ``in``,
+/// ``add_many``, ``contains_many``, ``union``/``|``, ``info()``, ``to_bytes()``.
+#[pyclass(module = "amq", name = "BlockedBloomFilter")]
+pub struct PyBlocked {
+    pub inner: amq::BlockedBloomFilter,
+}
+
+impl PyBlocked {
+    pub fn wrap(inner: amq::BlockedBloomFilter) -> Self {
+        PyBlocked { inner }
+    }
+}
+
+filter_class!(PyBlocked, amq::BlockedBloomFilter::from_bytes, same, {
+    #[new]
+    #[pyo3(signature = (m_bits, k, seed = 0))]
+    fn new(m_bits: u64, k: u32, seed: u64) -> PyResult<Self> {
+        let spec = Spec::BlockedBloom {
+            items: 1,
+            target: Target::Bits(m_bits),
+            k: Some(k),
+        };
+        match new_filter(&spec, seed)? {
+            AnyFilter::BlockedBloom(f) => Ok(Self::wrap(f)),
+            _ => unreachable!("a blocked-bloom spec makes a blocked Bloom filter"),
+        }
+    }
+
+    /// A filter for ``n`` items at false-positive rate ``fpr``, with ``k`` fixed if given,
+    /// sized as ``amq build --kind blocked-bloom --fpr FPR --items N`` sizes it.
+    #[staticmethod]
+    #[pyo3(signature = (n, fpr, seed = 0, k = None))]
+    fn with_fpr(n: u64, fpr: f64, seed: u64, k: Option<u32>) -> PyResult<Self> {
+        match sized(Kind::BlockedBloom, n, fpr, k, seed)? {
+            AnyFilter::BlockedBloom(f) => Ok(Self::wrap(f)),
+            _ => unreachable!("a blocked-bloom spec makes a blocked Bloom filter"),
+        }
+    }
+
+    /// Adds an item. Returns False if it may already have been there.
+    fn add(&mut self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+        with_item(item, |b| self.inner.insert(b))?.py()
+    }
+
+    fn __contains__(&self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+        with_item(item, |b| self.inner.contains(b))
+    }
+
+    /// ``item in f``: True if the item may be present, False if it is definitely absent.
+    fn contains(&self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+        self.__contains__(item)
+    }
+
+    /// Adds every item of an iterable (or a NumPy ``uint64``/``int64`` array), GIL released.
+    fn add_many(&mut self, py: Python<'_>, items: &Bound<'_, PyAny>) -> PyResult<()> {
+        insert_batch(py, &mut self.inner, items)
+    }
+
+    /// ``[item in f for item in items]``, prefetching, with the GIL released.
+    fn contains_many<'py>(
+        &self,
+        py: Python<'py>,
+        items: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        contains_batch!(py, &self.inner, items)
+    }
+
+    /// Shape, fill and estimated false-positive rate: the keys of ``amq info --json``
+    /// (with ``blocks``).
+    fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_object(py, &self.inner.info())
+    }
+
+    /// Adds every item of ``other`` (same shape and seed, else ``ValueError``), in place.
+    fn union(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
+        if slf.is(other) {
+            return Ok(());
+        }
+        let o = other.borrow();
+        slf.borrow_mut().inner.union(&o.inner).py()
+    }
+
+    fn __or__(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<Self> {
+        let mut out = slf.borrow().copy();
+        out.inner.union(&other.borrow().inner).py()?;
+        Ok(out)
+    }
+
+    fn __ior__(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
+        Self::union(slf, other)
+    }
+
+    /// Removes every item.
+    fn clear(&mut self) {
+        self.inner.clear();
+    }
+
+    /// m, the bits of the table (a multiple of 512).
+    #[getter]
+    fn m_bits(&self) -> u64 {
+        self.inner.m()
+    }
+
+    /// k, the bits set per item within its block.
+    #[getter]
+    fn k(&self) -> u32 {
+        self.inner.k()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<amq.BlockedBloomFilter m_bits={} k={} seed={} inserted={}>",
+            self.inner.m(),
+            self.inner.k(),
+            self.inner.seed(),
+            self.inner.inserted()
+        )
+    }
+});
+
+/// The cuckoo filter: f-bit fingerprints in buckets of 4 slots, with deletion.
+///
+/// ``add`` raises ``amq.FilterFullError`` when the table cannot take the item (nothing is
+/// lost: every item added before is still found). ``remove`` deletes one copy; only remove
+/// what was added, or another item may be lost. Make one with ``CuckooFilter.with_fpr(n,
+/// fpr)`` (as ``amq build --kind cuckoo`` sizes it) or ``CuckooFilter(buckets,
+/// fingerprint_bits)``.
+#[pyclass(module = "amq", name = "CuckooFilter")]
+pub struct PyCuckoo {
+    pub inner: amq::CuckooFilter,
+}
+
+impl PyCuckoo {
+    pub fn wrap(inner: amq::CuckooFilter) -> Self {
+        PyCuckoo { inner }
+    }
+}
+
+filter_class!(PyCuckoo, amq::CuckooFilter::from_bytes, same, {
+    #[new]
+    #[pyo3(signature = (buckets, fingerprint_bits, seed = 0))]
+    fn new(buckets: u64, fingerprint_bits: u32, seed: u64) -> PyResult<Self> {
+        amq::CuckooFilter::new(buckets, fingerprint_bits, seed)
+            .py()
+            .map(Self::wrap)
+    }
+
+    /// A filter for ``n`` items at false-positive rate ``fpr``: the fingerprint width and
+    /// buckets ``amq build --kind cuckoo --fpr FPR --items N`` chooses.
+    #[staticmethod]
+    #[pyo3(signature = (n, fpr, seed = 0))]
+    fn with_fpr(n: u64, fpr: f64, seed: u64) -> PyResult<Self> {
+        match sized(Kind::Cuckoo, n, fpr, None, seed)? {
+            AnyFilter::Cuckoo(f) => Ok(Self::wrap(f)),
+            _ => unreachable!("a cuckoo spec makes a cuckoo filter"),
+        }
+    }
+
+    /// Adds one copy of an item. Returns False if a copy may already have been there.
+    /// Raises ``amq.FilterFullError`` if the table cannot take it.
+    fn add(&mut self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+        with_item(item, |b| self.inner.insert(b))?.py()
+    }
+
+    fn __contains__(&self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+        with_item(item, |b| self.inner.contains(b))
+    }
+
+    /// ``item in f``: True if the item may be present, False if it is definitely absent.
+    fn contains(&self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+        self.__contains__(item)
+    }
+
+    /// Removes one copy of an item: True if one was held, False if it was absent.
+    fn remove(&mut self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+        with_item(item, |b| self.inner.remove(b))
+    }
+
+    /// How many copies of the item's fingerprint the table holds (an upper bound on the
+    /// item's copies).
+    fn count(&self, item: &Bound<'_, PyAny>) -> PyResult<u32> {
+        with_item(item, |b| self.inner.count(b))
+    }
+
+    /// Adds every item in order, GIL released. On ``amq.FilterFullError`` the items before
+    /// the one that did not fit stay added (the message says how many).
+    fn add_many(&mut self, py: Python<'_>, items: &Bound<'_, PyAny>) -> PyResult<()> {
+        insert_batch(py, &mut self.inner, items)
+    }
+
+    /// ``[item in f for item in items]``, prefetching, with the GIL released.
+    fn contains_many<'py>(
+        &self,
+        py: Python<'py>,
+        items: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        contains_batch!(py, &self.inner, items)
+    }
+
+    /// Shape, load and false-positive rate: the keys of ``amq info --json`` (with
+    /// ``load_factor``, ``fingerprint_bits``, ``buckets``, ``slots_per_bucket``,
+    /// ``stash_used``).
+    fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_object(py, &self.inner.info())
+    }
+
+    /// Adds every item of ``other`` (same shape and seed), in place; ``FilterFullError`` if
+    /// both sets do not fit (then nothing changes).
+    fn union(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
+        let o = if slf.is(other) {
+            slf.borrow().inner.clone()
+        } else {
+            other.borrow().inner.clone()
+        };
+        slf.borrow_mut().inner.union(&o).py()
+    }
+
+    fn __or__(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<Self> {
+        let mut out = slf.borrow().copy();
+        out.inner.union(&other.borrow().inner).py()?;
+        Ok(out)
+    }
+
+    fn __ior__(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
+        Self::union(slf, other)
+    }
+
+    /// Removes every item.
+    fn clear(&mut self) {
+        self.inner.clear();
+    }
+
+    /// f, the fingerprint width in bits.
+    #[getter]
+    fn fingerprint_bits(&self) -> u32 {
+        self.inner.fingerprint_bits()
+    }
+
+    /// The buckets (of 4 slots each).
+    #[getter]
+    fn buckets(&self) -> u64 {
+        self.inner.buckets()
+    }
+
+    /// α, the fingerprints held over the slots.
+    #[getter]
+    fn load_factor(&self) -> f64 {
+        self.inner.load_factor()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<amq.CuckooFilter buckets={} fingerprint_bits={} seed={} inserted={}>",
+            self.inner.buckets(),
+            self.inner.fingerprint_bits(),
+            self.inner.seed(),
+            self.inner.inserted()
+        )
+    }
+});

@@ -1,0 +1,353 @@
+//! Items from Python: what bytes a filter hashes for a Python object, one at a time or in
+//! batches.
+//!
+//! * `bytes` and `bytearray`: their bytes.
+//! * `str`: its UTF-8 bytes (a string with lone surrogates raises `UnicodeEncodeError`).
+//! * `int` (and NumPy integers): the library's integers, 8 little-endian bytes: a value in
+//!   `[0, 2**64)` as a `u64`, a negative one in `[-2**63, 0)` as an `i64` (two's complement);
+//!   anything else raises `OverflowError`. So `f.add(5)` and `f.add(b"\x05" + bytes(7))` are
+//!   the same item, as they are for the Rust library (`f.insert(&5u64)`).
+//!
+//! A batch is a NumPy `uint64` or `int64` array (read in place, without a copy, through
+//! rust-numpy), or any iterable of items (copied once into one buffer, so the filter can work
+//! on it with the GIL released).
+
+use numpy::PyReadonlyArray1;
+use pyo3::exceptions::{PyOverflowError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyInt, PyIterator, PyString};
+
+/// The message of the `TypeError` for an object that is not an item.
+fn not_an_item(obj: &Bound<'_, PyAny>) -> PyErr {
+    let name = obj
+        .get_type()
+        .name()
+        .map_or_else(|_| "?".to_string(), |n| n.to_string());
+    PyTypeError::new_err(format!(
+        "an item must be bytes, bytearray, str or int, not {name}"
+    ))
+}
+
+/// The 8 little-endian bytes of an integer item.
+fn int_bytes(obj: &Bound<'_, PyAny>) -> PyResult<[u8; 8]> {
+    if let Ok(v) = obj.extract::<u64>() {
+        return Ok(v.to_le_bytes());
+    }
+    match obj.extract::<i64>() {
+        Ok(v) => Ok(v.to_le_bytes()),
+        Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => Err(PyOverflowError::new_err(
+            "an int item must be in [-2**63, 2**64) (it is hashed as 8 little-endian bytes)",
+        )),
+        Err(_) => Err(not_an_item(obj)),
+    }
+}
+
+/// Calls `f` with the UTF-8 bytes of a str: borrowed from the str where the ABI allows it
+/// (3.10 and later, or the full API), else encoded into a new bytes object (the stable ABI of
+/// 3.9 has no borrowed view).
+#[cfg(any(
+    all(feature = "abi3-py310", not(feature = "abi3-py39")),
+    not(any(feature = "abi3-py310", feature = "abi3-py39"))
+))]
+#[inline]
+fn utf8<R>(s: &Bound<'_, PyString>, f: impl FnOnce(&[u8]) -> R) -> PyResult<R> {
+    Ok(f(s.to_str()?.as_bytes()))
+}
+
+/// Calls `f` with the UTF-8 bytes of a str, encoded into a new bytes object (the stable ABI
+/// of 3.9 has no borrowed view of a str's UTF-8).
+#[cfg(feature = "abi3-py39")]
+#[inline]
+fn utf8<R>(s: &Bound<'_, PyString>, f: impl FnOnce(&[u8]) -> R) -> PyResult<R> {
+    let b = s.encode_utf8()?;
+    Ok(f(b.as_bytes()))
+}
+
+/// Calls `f` with the bytes of one item.
+///
+/// # Errors
+/// `TypeError` for an object that is not an item, `OverflowError` for an int out of range,
+/// `UnicodeEncodeError` for a `str` that is not valid Unicode.
+#[inline]
+pub fn with_item<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(&[u8]) -> R) -> PyResult<R> {
+    // exact types first: a pointer comparison (the subclass checks below are calls under the
+    // stable ABI)
+    if let Ok(b) = obj.cast_exact::<PyBytes>() {
+        return Ok(f(b.as_bytes()));
+    }
+    if let Ok(s) = obj.cast_exact::<PyString>() {
+        return utf8(s, f);
+    }
+    if let Ok(b) = obj.cast::<PyBytes>() {
+        return Ok(f(b.as_bytes()));
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        return utf8(s, f);
+    }
+    if obj.cast::<PyInt>().is_ok() {
+        return Ok(f(&int_bytes(obj)?));
+    }
+    if let Ok(b) = obj.cast::<PyByteArray>() {
+        return Ok(f(&b.to_vec()));
+    }
+    if obj.hasattr("__index__")? {
+        return Ok(f(&int_bytes(obj)?));
+    }
+    Err(not_an_item(obj))
+}
+
+/// Calls `f` with the bytes of one item that must be a byte string (`bytes` or `bytearray`):
+/// the chain formats hash raw bytes, where a `str` would most likely be hex by mistake.
+pub fn with_bytes<R>(
+    obj: &Bound<'_, PyAny>,
+    what: &str,
+    f: impl FnOnce(&[u8]) -> R,
+) -> PyResult<R> {
+    if let Ok(b) = obj.cast::<PyBytes>() {
+        return Ok(f(b.as_bytes()));
+    }
+    if let Ok(b) = obj.cast::<PyByteArray>() {
+        return Ok(f(&b.to_vec()));
+    }
+    let name = obj
+        .get_type()
+        .name()
+        .map_or_else(|_| "?".to_string(), |n| n.to_string());
+    let hint = if obj.cast::<PyString>().is_ok() {
+        " (for hex text use bytes.fromhex(...))"
+    } else {
+        ""
+    };
+    Err(PyTypeError::new_err(format!(
+        "{what} must be bytes or bytearray, not {name}{hint}"
+    )))
+}
+
+/// Items copied into one buffer: item i is `data[ends[i - 1]..ends[i]]`.
+#[derive(Default)]
+pub struct Arena {
+    data: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl Arena {
+    fn push(&mut self, bytes: &[u8]) {
+        self.data.extend_from_slice(bytes);
+        self.ends.push(self.data.len());
+    }
+
+    /// The items as slices.
+    pub fn slices(&self) -> Vec<&[u8]> {
+        let mut start = 0;
+        self.ends
+            .iter()
+            .map(|&end| {
+                let s = &self.data[start..end];
+                start = end;
+                s
+            })
+            .collect()
+    }
+}
+
+/// A batch of items, ready to be used without the GIL.
+pub enum Items<'a> {
+    /// Items of any kind, copied.
+    Arena(&'a Arena),
+    /// A NumPy `uint64` array (or a chunk of one), in place.
+    U64(&'a [u64]),
+    /// A NumPy `int64` array, in place.
+    I64(&'a [i64]),
+}
+
+impl Items<'_> {
+    /// The number of items.
+    pub fn len(&self) -> usize {
+        match self {
+            Items::Arena(a) => a.ends.len(),
+            Items::U64(v) => v.len(),
+            Items::I64(v) => v.len(),
+        }
+    }
+
+    /// Calls `f` with each item's bytes in order, stopping at the first error; returns how
+    /// many calls succeeded and the error, if any.
+    pub fn try_for_each<E>(
+        &self,
+        mut f: impl FnMut(&[u8]) -> Result<(), E>,
+    ) -> (usize, Result<(), E>) {
+        let mut done = 0usize;
+        let mut run = |bytes: &[u8]| -> Result<(), E> {
+            f(bytes)?;
+            done += 1;
+            Ok(())
+        };
+        let result = match self {
+            Items::Arena(a) => {
+                let mut start = 0;
+                a.ends.iter().try_for_each(|&end| {
+                    let r = run(&a.data[start..end]);
+                    start = end;
+                    r
+                })
+            }
+            Items::U64(v) => v.iter().try_for_each(|x| run(&x.to_le_bytes())),
+            Items::I64(v) => v.iter().try_for_each(|x| run(&x.to_le_bytes())),
+        };
+        (done, result)
+    }
+
+    /// `f` of each item's bytes, in order, appended to `out`.
+    pub fn map_into<T>(&self, out: &mut Vec<T>, mut f: impl FnMut(&[u8]) -> T) {
+        out.reserve(self.len());
+        let _ = self.try_for_each::<()>(|b| {
+            out.push(f(b));
+            Ok(())
+        });
+    }
+}
+
+/// The items of a batch handed over at a time: enough to amortise releasing and taking the
+/// GIL, few enough that the buffers stay in cache and are reused.
+pub const CHUNK: usize = 4096;
+
+/// A contiguous one-dimensional NumPy `uint64` or `int64` array, read in place.
+pub enum Array<'py> {
+    U64(PyReadonlyArray1<'py, u64>),
+    I64(PyReadonlyArray1<'py, i64>),
+}
+
+impl<'py> Array<'py> {
+    /// `obj` as such an array, if it is one (other dtypes and strided arrays are read item by
+    /// item instead). NumPy is not imported for objects that are not NumPy arrays.
+    fn of(obj: &Bound<'py, PyAny>) -> PyResult<Option<Self>> {
+        if obj.get_type().name()?.to_cow()? != "ndarray" {
+            return Ok(None);
+        }
+        if let Ok(a) = obj.extract::<PyReadonlyArray1<'py, u64>>() {
+            if a.as_slice().is_ok() {
+                return Ok(Some(Array::U64(a)));
+            }
+        }
+        if let Ok(a) = obj.extract::<PyReadonlyArray1<'py, i64>>() {
+            if a.as_slice().is_ok() {
+                return Ok(Some(Array::I64(a)));
+            }
+        }
+        Ok(None)
+    }
+
+    fn items(&self) -> Items<'_> {
+        // `of` checked that both are contiguous
+        match self {
+            Array::U64(a) => Items::U64(a.as_slice().unwrap_or(&[])),
+            Array::I64(a) => Items::I64(a.as_slice().unwrap_or(&[])),
+        }
+    }
+}
+
+/// The iterator over a batch that is not an array.
+fn iterate<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyIterator>> {
+    if obj.is_instance_of::<PyBytes>() || obj.is_instance_of::<PyString>() {
+        // iterating a bytes or str object item by item is almost surely a mistake
+        return Err(PyTypeError::new_err(
+            "a batch is an iterable of items (a list, a tuple, a NumPy array, ...), not a \
+             single bytes or str object",
+        ));
+    }
+    obj.try_iter()
+}
+
+/// Reads one item into the arena.
+fn push(arena: &mut Arena, item: &Bound<'_, PyAny>, bytes_only: Option<&str>) -> PyResult<()> {
+    match bytes_only {
+        None => with_item(item, |b| arena.push(b)),
+        Some(what) => with_bytes(item, what, |b| arena.push(b)),
+    }
+}
+
+/// Calls `f` with the items of a batch, [`CHUNK`] at a time, in order: a contiguous NumPy
+/// `uint64`/`int64` array is read in place, any other iterable item by item into one reused
+/// buffer (as [`with_item`] reads an item; with `bytes_only`, as [`with_bytes`]). `f` may
+/// release the GIL while it works on a chunk.
+///
+/// # Errors
+/// `TypeError` if `obj` is not iterable or holds an object that is not an item, the errors of
+/// [`with_item`], and `f`'s errors, which stop the batch there: the chunks before were
+/// handed to `f`.
+pub fn for_each_chunk<'py>(
+    obj: &Bound<'py, PyAny>,
+    bytes_only: Option<&str>,
+    mut f: impl FnMut(Items<'_>) -> PyResult<()>,
+) -> PyResult<()> {
+    if bytes_only.is_none() {
+        if let Some(array) = Array::of(obj)? {
+            return match array.items() {
+                Items::U64(v) => v.chunks(CHUNK).try_for_each(|c| f(Items::U64(c))),
+                Items::I64(v) => v.chunks(CHUNK).try_for_each(|c| f(Items::I64(c))),
+                Items::Arena(_) => Ok(()),
+            };
+        }
+    }
+    let mut iter = iterate(obj)?;
+    let mut arena = Arena::default();
+    loop {
+        arena.data.clear();
+        arena.ends.clear();
+        for item in iter.by_ref().take(CHUNK) {
+            push(&mut arena, &item?, bytes_only)?;
+        }
+        let full = arena.ends.len() == CHUNK;
+        if !arena.ends.is_empty() {
+            f(Items::Arena(&arena))?;
+        }
+        if !full {
+            return Ok(());
+        }
+    }
+}
+
+/// A whole batch in memory, for the structures built from all their items at once (the
+/// Golomb-coded sets): a NumPy integer array kept borrowed, or the items of an iterable
+/// copied into one [`Arena`].
+pub enum Batch<'py> {
+    /// A contiguous NumPy array.
+    Array(Array<'py>),
+    /// Anything else, copied.
+    Arena(Arena),
+}
+
+impl<'py> Batch<'py> {
+    /// Reads a whole batch, as [`for_each_chunk`] reads its chunks.
+    ///
+    /// # Errors
+    /// As [`for_each_chunk`].
+    pub fn read(obj: &Bound<'py, PyAny>, bytes_only: Option<&str>) -> PyResult<Self> {
+        if bytes_only.is_none() {
+            if let Some(array) = Array::of(obj)? {
+                return Ok(Batch::Array(array));
+            }
+        }
+        let mut arena = Arena::default();
+        for item in iterate(obj)? {
+            push(&mut arena, &item?, bytes_only)?;
+        }
+        Ok(Batch::Arena(arena))
+    }
+
+    /// The items of a batch read with `bytes_only`, as slices of the copy.
+    pub fn byte_items(&self) -> Vec<&[u8]> {
+        match self {
+            Batch::Arena(a) => a.slices(),
+            Batch::Array(_) => Vec::new(),
+        }
+    }
+
+    /// The items, to be used with or without the GIL.
+    pub fn items(&self) -> Items<'_> {
+        match self {
+            Batch::Array(a) => a.items(),
+            Batch::Arena(a) => Items::Arena(a),
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! The native module of the `amq` Python package (`amq._amq`): thin PyO3 classes over the
+//! library's types. Bytes in and out are the library's formats, so an `.amq` file written
+//! from Python is byte-identical to the command line's. The Python-facing documentation is
+//! in the docstrings and the stubs (`python/amq/*.pyi`).
+
+mod algorand;
+mod btc;
+mod cashu;
+mod cashu_state;
+mod common;
+mod convert;
+mod errors;
+mod eth;
+mod filters;
+mod items;
+mod negative;
+mod window;
+
+use amq::math::Spec;
+use amq::AnyFilter;
+use convert::{from_object, new_filter, to_object};
+use errors::{value_error, FilterFullError, IntoPy};
+use filters::{PyBlocked, PyBloom, PyCuckoo};
+use negative::PyNegative;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+use window::{PyAging, PyWindow};
+
+/// A filter of any kind as its Python class.
+fn wrap(py: Python<'_>, f: AnyFilter) -> PyResult<Bound<'_, PyAny>> {
+    Ok(match f {
+        AnyFilter::Bloom(f) => Bound::new(py, PyBloom::wrap(f))?.into_any(),
+        AnyFilter::BlockedBloom(f) => Bound::new(py, PyBlocked::wrap(f))?.into_any(),
+        AnyFilter::Cuckoo(f) => Bound::new(py, PyCuckoo::wrap(f))?.into_any(),
+        AnyFilter::SlidingWindowBloom(f) => Bound::new(py, PyWindow::wrap(f))?.into_any(),
+        AnyFilter::AgingBloom(f) => Bound::new(py, PyAging::wrap(f))?.into_any(),
+        AnyFilter::NegativeCache(f) => Bound::new(py, PyNegative::wrap(f))?.into_any(),
+        other => {
+            return Err(value_error(format!(
+                "this version of the package has no class for {} filters",
+                other.kind().name()
+            )))
+        }
+    })
+}
+
+/// Reads an ``.amq`` file of any kind (``bytes``) and returns the filter as its class:
+/// ``BloomFilter``, ``BlockedBloomFilter``, ``CuckooFilter``, ``SlidingWindowBloom``,
+/// ``AgingBloom`` or ``NegativeCache``. Raises ``ValueError`` for bytes that are not an
+/// ``.amq`` file (wrong magic, version or checksum, truncated, corrupt); never crashes,
+/// whatever the bytes.
+#[pyfunction]
+fn load<'py>(py: Python<'py>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let f = items::with_bytes(data, "data", AnyFilter::from_bytes)?.py()?;
+    wrap(py, f)
+}
+
+/// The spec from a dict and keyword arguments (the keyword arguments win); `kind` defaults to
+/// `bloom`.
+fn spec(
+    py: Python<'_>,
+    spec: Option<&Bound<'_, PyAny>>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Spec> {
+    let d = PyDict::new(py);
+    if let Some(s) = spec {
+        if s.cast::<PyString>().is_ok() {
+            d.set_item("kind", s)?;
+        } else {
+            d.update(s.cast::<pyo3::types::PyMapping>()?)?;
+        }
+    }
+    if let Some(kw) = kwargs {
+        d.update(kw.as_mapping())?;
+    }
+    if !d.contains("kind")? {
+        d.set_item("kind", "bloom")?;
+    }
+    let spec: Spec = from_object(d.as_any(), "not a filter spec")?;
+    // serde ignores fields a kind does not have: refuse them instead (they were meant for
+    // something, and the filter would silently not have it)
+    let known = to_object(py, &spec)?;
+    let known = known.cast::<PyDict>()?;
+    for key in d.keys() {
+        if !known.contains(&key)? {
+            let names: Vec<String> = known.keys().iter().map(|k| k.to_string()).collect();
+            return Err(value_error(format!(
+                "not a filter spec: {} filters have no parameter {key} (they have: {})",
+                spec.kind().name(),
+                names.join(", ")
+            )));
+        }
+    }
+    Ok(spec)
+}
+
+/// Plans a filter without allocating it: a dict with the keys of ``amq plan --json``
+/// (``kind``, ``items``, ``m_bits``, ``k``, ``bytes``, ``bits_per_key``, ``fpr``,
+/// ``fpr_exact`` and the kind's own).
+///
+/// The spec is a dict or keyword arguments, as the library's ``Spec`` serialises: ``kind``
+/// (``"bloom"``, the default, ``"blocked-bloom"``, ``"cuckoo"``, ``"sliding-window-bloom"``,
+/// ``"aging-bloom"``, ``"negative-cache"``) and its parameters, for example
+/// ``amq.plan(items=10**6, fpr=0.01)``, ``amq.plan("cuckoo", items=10**6, fpr=0.001)``,
+/// ``amq.plan(kind="bloom", items=10**4, m_bits=32768)``, ``amq.plan(kind="aging-bloom",
+/// window=10**6, generations=4, fpr=0.01)``. Raises ``ValueError`` for a spec the planner
+/// refuses, with its message.
+#[pyfunction]
+#[pyo3(signature = (spec = None, **kwargs))]
+fn plan<'py>(
+    py: Python<'py>,
+    spec: Option<&Bound<'py, PyAny>>,
+    kwargs: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let spec = self::spec(py, spec, kwargs)?;
+    to_object(py, &amq::math::plan(&spec).py()?)
+}
+
+/// An empty filter of the kind and shape a spec plans (a dict or keyword arguments, as for
+/// ``amq.plan``), hashing with ``seed``: ``amq.new(kind="cuckoo", items=1000, fpr=0.01)``.
+#[pyfunction]
+#[pyo3(signature = (spec = None, *, seed = 0, **kwargs))]
+fn new<'py>(
+    py: Python<'py>,
+    spec: Option<&Bound<'py, PyAny>>,
+    seed: u64,
+    kwargs: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let spec = self::spec(py, spec, kwargs)?;
+    wrap(py, new_filter(&spec, seed)?)
+}
+
+/// Adds a submodule `name` filled by `register`.
+fn submodule(
+    m: &Bound<'_, PyModule>,
+    name: &str,
+    register: fn(&Bound<'_, PyModule>) -> PyResult<()>,
+) -> PyResult<()> {
+    let sub = PyModule::new(m.py(), name)?;
+    register(&sub)?;
+    m.add_submodule(&sub)
+}
+
+#[pymodule]
+fn _amq(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("FilterFullError", m.py().get_type::<FilterFullError>())?;
+    m.add_class::<PyBloom>()?;
+    m.add_class::<PyBlocked>()?;
+    m.add_class::<PyCuckoo>()?;
+    m.add_class::<PyWindow>()?;
+    m.add_class::<PyAging>()?;
+    m.add_class::<PyNegative>()?;
+    m.add_function(wrap_pyfunction!(load, m)?)?;
+    m.add_function(wrap_pyfunction!(plan, m)?)?;
+    m.add_function(wrap_pyfunction!(new, m)?)?;
+    submodule(m, "eth", eth::register)?;
+    submodule(m, "btc", btc::register)?;
+    submodule(m, "cashu", cashu::register)?;
+    submodule(m, "algorand", algorand::register)?;
+    Ok(())
+}

@@ -1,0 +1,163 @@
+//! `NegativeCache`: "definitely present" or "maybe absent", the other way round from a
+//! filter.
+
+use crate::common::{filter_class, same_bytes, ToBytes};
+use crate::convert::{new_filter, to_object};
+use crate::errors::IntoPy;
+use crate::items::{for_each_chunk, with_item};
+use crate::window::set_clock;
+use amq::clock::ManualClock;
+use amq::math::Spec;
+use amq::{AnyFilter, NegativeCache};
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+
+/// The negative cache: 2**l slots of b-bit fingerprints in sets of ``ways`` slots, with an
+/// optional TTL in seconds.
+///
+/// It answers the other way round from a filter: ``item in cache`` is True only if the item
+/// is **definitely present** (it was added and is still held), and False if it is **maybe
+/// absent** (never added, expired, removed, or pushed out of its set by later items). A true
+/// answer is wrong with probability at most ``ways * 2**-b``. Typical use: remember the keys
+/// known to be missing upstream, and skip the lookup for them.
+///
+/// The methods that depend on the time take ``now`` (seconds since the Unix epoch; default:
+/// the system clock), as the command line's ``--now``.
+#[pyclass(module = "amq", name = "NegativeCache")]
+pub struct PyNegative {
+    pub inner: NegativeCache<ManualClock>,
+}
+
+impl ToBytes for NegativeCache<ManualClock> {
+    fn to_bytes(&self) -> Vec<u8> {
+        NegativeCache::to_bytes(self)
+    }
+}
+
+fn negative_from_bytes(bytes: &[u8]) -> amq::Result<NegativeCache<ManualClock>> {
+    Ok(NegativeCache::from_bytes(bytes)?.with_clock(ManualClock::new(0)))
+}
+
+impl PyNegative {
+    pub fn wrap(inner: NegativeCache<ManualClock>) -> Self {
+        PyNegative { inner }
+    }
+
+    fn at(&self, now: Option<u64>) -> &NegativeCache<ManualClock> {
+        set_clock(self.inner.clock(), now);
+        &self.inner
+    }
+}
+
+filter_class!(PyNegative, negative_from_bytes, same_bytes, {
+    /// 2**l slots of b-bit fingerprints (1 to 128) in sets of ``ways`` slots (a power of
+    /// two), entries expiring ``ttl`` seconds after insertion if given: as ``amq negative new
+    /// --l L --b B --ways W [--ttl T]`` makes it.
+    #[new]
+    #[pyo3(signature = (l, b = 64, ways = 1, ttl = None, seed = 0))]
+    fn new(l: u32, b: u32, ways: u32, ttl: Option<u64>, seed: u64) -> PyResult<Self> {
+        match new_filter(&Spec::NegativeCache { l, b, ways, ttl }, seed)? {
+            AnyFilter::NegativeCache(c) => Ok(Self::wrap(c)),
+            _ => unreachable!("a negative-cache spec makes a negative cache"),
+        }
+    }
+
+    /// Adds an item (to live ``ttl`` seconds from ``now`` if given, else the cache's TTL),
+    /// pushing out the oldest entry of its set when the set is full. Returns True if it was
+    /// not held before. ``ttl`` needs a cache made with a TTL (else ``ValueError``).
+    #[pyo3(signature = (item, ttl = None, now = None))]
+    fn add(
+        &mut self,
+        item: &Bound<'_, PyAny>,
+        ttl: Option<u64>,
+        now: Option<u64>,
+    ) -> PyResult<bool> {
+        set_clock(self.inner.clock(), now);
+        match ttl {
+            None => with_item(item, |b| self.inner.insert(b)),
+            Some(t) => with_item(item, |b| self.inner.insert_with_ttl(b, t))?.py(),
+        }
+    }
+
+    fn __contains__(&self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+        self.contains(item, None)
+    }
+
+    /// True if the item is definitely present (added, live as of ``now``, not pushed out),
+    /// False if it is maybe absent.
+    #[pyo3(signature = (item, now = None))]
+    fn contains(&self, item: &Bound<'_, PyAny>, now: Option<u64>) -> PyResult<bool> {
+        let c = self.at(now);
+        with_item(item, |b| c.contains(b))
+    }
+
+    /// Forgets an item: True if it was held and live.
+    #[pyo3(signature = (item, now = None))]
+    fn remove(&mut self, item: &Bound<'_, PyAny>, now: Option<u64>) -> PyResult<bool> {
+        set_clock(self.inner.clock(), now);
+        with_item(item, |b| self.inner.remove(b))
+    }
+
+    /// Adds every item in order (GIL released).
+    #[pyo3(signature = (items, now = None))]
+    fn add_many(
+        &mut self,
+        py: Python<'_>,
+        items: &Bound<'_, PyAny>,
+        now: Option<u64>,
+    ) -> PyResult<()> {
+        set_clock(self.inner.clock(), now);
+        let inner = &mut self.inner;
+        for_each_chunk(items, None, |chunk| {
+            py.detach(|| {
+                let _ = chunk.try_for_each::<()>(|b| {
+                    inner.insert(b);
+                    Ok(())
+                });
+            });
+            Ok(())
+        })
+    }
+
+    /// ``[cache.contains(item, now) for item in items]`` (GIL released).
+    #[pyo3(signature = (items, now = None))]
+    fn contains_many<'py>(
+        &self,
+        py: Python<'py>,
+        items: &Bound<'py, PyAny>,
+        now: Option<u64>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let c = self.at(now);
+        let mut out = Vec::new();
+        for_each_chunk(items, None, |chunk| {
+            py.detach(|| chunk.map_into(&mut out, |b| c.contains(b)));
+            Ok(())
+        })?;
+        PyList::new(py, out)
+    }
+
+    /// Empties the cache.
+    fn clear(&mut self) {
+        self.inner.clear();
+    }
+
+    /// Shape, occupancy and error rates as of ``now``: the keys of ``amq info --json``.
+    #[pyo3(signature = (now = None))]
+    fn info<'py>(&self, py: Python<'py>, now: Option<u64>) -> PyResult<Bound<'py, PyAny>> {
+        to_object(py, &self.at(now).info())
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<amq.NegativeCache l={} b={} ways={} ttl={} seed={} inserted={}>",
+            self.inner.l(),
+            self.inner.b(),
+            self.inner.ways(),
+            self.inner
+                .ttl()
+                .map_or_else(|| "None".to_string(), |t| t.to_string()),
+            self.inner.seed(),
+            self.inner.inserted()
+        )
+    }
+});

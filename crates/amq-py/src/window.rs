@@ -1,0 +1,363 @@
+//! The window kinds: `SlidingWindowBloom` (items at positions) and `AgingBloom` (items seen
+//! within the last window of insertions or seconds).
+
+use crate::common::{filter_class, same, same_bytes, ToBytes};
+use crate::convert::{new_filter, to_object};
+use crate::errors::{to_py, to_py_context, IntoPy};
+use crate::items::{for_each_chunk, with_item, Batch};
+use amq::clock::{Clock, ManualClock, SystemClock};
+use amq::math::Spec;
+use amq::window::{AgingBloom, Rotation, WindowParams};
+use amq::{AnyFilter, Filter, Insert};
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+
+/// The sliding-window Bloom filter of mutator sets: every item has a position L, and its k
+/// bits fall in a window of W bits that slides by S bits every B positions; chunks that leave
+/// the window are archived and still answered.
+///
+/// An item is found at the position it was added at; ``item in f`` without a position raises
+/// ``ValueError`` (use ``f.contains(item, position)``). Make one with
+/// ``SlidingWindowBloom(window_bits, chunk_bits, batch, k)`` or
+/// ``SlidingWindowBloom.neptune()`` (W = 2**20, S = 2**12, B = 8, k = 45).
+#[pyclass(module = "amq", name = "SlidingWindowBloom")]
+pub struct PyWindow {
+    pub inner: amq::SlidingWindowBloom,
+}
+
+impl PyWindow {
+    pub fn wrap(inner: amq::SlidingWindowBloom) -> Self {
+        PyWindow { inner }
+    }
+
+    fn with_params(params: WindowParams, seed: u64) -> PyResult<Self> {
+        match new_filter(&Spec::SlidingWindowBloom { params }, seed)? {
+            AnyFilter::SlidingWindowBloom(f) => Ok(Self::wrap(f)),
+            _ => unreachable!("a window spec makes a sliding-window filter"),
+        }
+    }
+}
+
+filter_class!(PyWindow, amq::SlidingWindowBloom::from_bytes, same, {
+    /// W bits of window (a multiple of S, at most 2**36), S bits per chunk (a multiple of
+    /// 64, at most 2**32), B insertions per slide, k indices per item (1 to 64); else
+    /// ``ValueError``.
+    #[new]
+    #[pyo3(signature = (window_bits, chunk_bits, batch, k, seed = 0))]
+    fn new(window_bits: u64, chunk_bits: u64, batch: u64, k: u32, seed: u64) -> PyResult<Self> {
+        Self::with_params(
+            WindowParams {
+                window_bits,
+                chunk_bits,
+                batch,
+                k,
+            },
+            seed,
+        )
+    }
+
+    /// Neptune's mutator-set shape: W = 2**20, S = 2**12, B = 8, k = 45.
+    #[staticmethod]
+    #[pyo3(signature = (seed = 0))]
+    fn neptune(seed: u64) -> PyResult<Self> {
+        Self::with_params(WindowParams::NEPTUNE, seed)
+    }
+
+    /// Adds an item at ``position``, or at the next position if None; returns the position.
+    /// A position at or past ``next_position`` slides the window there first.
+    #[pyo3(signature = (item, position = None))]
+    fn add(&mut self, item: &Bound<'_, PyAny>, position: Option<u64>) -> PyResult<u64> {
+        match position {
+            None => with_item(item, |b| self.inner.insert(b))?.py(),
+            Some(p) => with_item(item, |b| self.inner.insert_at(b, p))?
+                .py()
+                .map(|_| p),
+        }
+    }
+
+    /// Raises ``ValueError``: an item is found at a position (``f.contains(item, position)``).
+    fn __contains__(&self, _item: &Bound<'_, PyAny>) -> PyResult<bool> {
+        Err(to_py(amq::Error::Unsupported {
+            kind: amq::wire::Kind::SlidingWindowBloom.name(),
+            operation: "membership without a position (use f.contains(item, position))",
+        }))
+    }
+
+    /// True if the item may have been added at ``position``, False if it definitely was not.
+    fn contains(&self, item: &Bound<'_, PyAny>, position: u64) -> PyResult<bool> {
+        with_item(item, |b| self.inner.contains(b, position))
+    }
+
+    /// Adds every item at the next positions in order (GIL released); returns the first
+    /// position (the items get ``first, first + 1, ...``).
+    fn add_many(&mut self, py: Python<'_>, items: &Bound<'_, PyAny>) -> PyResult<u64> {
+        let first = self.inner.next_position();
+        let inner = &mut self.inner;
+        let mut added = 0usize;
+        for_each_chunk(items, None, |chunk| {
+            let (done, result) = py.detach(|| chunk.try_for_each(|b| inner.insert(b).map(|_| ())));
+            added += done;
+            result.map_err(|e| {
+                to_py_context(
+                    e,
+                    format_args!("({added} items of the batch were added before it)"),
+                )
+            })
+        })?;
+        Ok(first)
+    }
+
+    /// ``[f.contains(item, p) for item, p in zip(items, positions)]``; ``positions`` is one
+    /// int for every item, or a sequence as long as ``items``. GIL released.
+    fn contains_many<'py>(
+        &self,
+        py: Python<'py>,
+        items: &Bound<'py, PyAny>,
+        positions: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let batch = Batch::read(items, None)?;
+        let items = batch.items();
+        let positions: Vec<u64> = match positions.extract::<u64>() {
+            Ok(p) => vec![p; items.len()],
+            Err(_) => positions.extract()?,
+        };
+        if positions.len() != items.len() {
+            return Err(crate::errors::value_error(format!(
+                "{} items but {} positions",
+                items.len(),
+                positions.len()
+            )));
+        }
+        let inner = &self.inner;
+        let mut out = Vec::new();
+        py.detach(|| {
+            let mut i = 0;
+            items.map_into(&mut out, |b| {
+                let hit = inner.contains(b, positions[i]);
+                i += 1;
+                hit
+            })
+        });
+        PyList::new(py, out)
+    }
+
+    /// The position the next ``add`` gets.
+    #[getter]
+    fn next_position(&self) -> u64 {
+        self.inner.next_position()
+    }
+
+    /// The expected false-positive rate of a query at ``position`` now.
+    fn expected_fpr(&self, position: u64) -> f64 {
+        self.inner.expected_fpr(position)
+    }
+
+    /// Shape, window, archive and false-positive rates: the keys of ``amq info --json``.
+    fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_object(py, &self.inner.info())
+    }
+
+    fn __repr__(&self) -> String {
+        let p = self.inner.params();
+        format!(
+            "<amq.SlidingWindowBloom window_bits={} chunk_bits={} batch={} k={} seed={} next_position={}>",
+            p.window_bits,
+            p.chunk_bits,
+            p.batch,
+            p.k,
+            self.inner.seed(),
+            self.inner.next_position()
+        )
+    }
+});
+
+/// The aging Bloom filter: g generations rotated by insertions or by seconds, so an item is
+/// found within the last window and forgotten after it.
+///
+/// ``AgingBloom.with_window(window, generations, fpr)`` remembers at least the last
+/// ``window`` insertions; ``AgingBloom.with_time_window(window_seconds, generations,
+/// items_per_generation, fpr)`` at least the last ``window_seconds`` seconds. The methods
+/// that depend on the time take ``now`` (seconds since the Unix epoch; default: the system
+/// clock), as the command line's ``--now``.
+#[pyclass(module = "amq", name = "AgingBloom")]
+pub struct PyAging {
+    pub inner: AgingBloom<ManualClock>,
+}
+
+impl ToBytes for AgingBloom<ManualClock> {
+    fn to_bytes(&self) -> Vec<u8> {
+        AgingBloom::to_bytes(self)
+    }
+}
+
+fn aging_from_bytes(bytes: &[u8]) -> amq::Result<AgingBloom<ManualClock>> {
+    Ok(AgingBloom::from_bytes(bytes)?.with_clock(ManualClock::new(0)))
+}
+
+/// Sets a clock to `now`, or to the system clock's time.
+pub fn set_clock(clock: &ManualClock, now: Option<u64>) {
+    clock.set(now.unwrap_or_else(|| SystemClock.now()));
+}
+
+impl PyAging {
+    pub fn wrap(inner: AgingBloom<ManualClock>) -> Self {
+        PyAging { inner }
+    }
+
+    fn from_spec(spec: Spec, seed: u64) -> PyResult<Self> {
+        match new_filter(&spec, seed)? {
+            AnyFilter::AgingBloom(f) => Ok(Self::wrap(f)),
+            _ => unreachable!("an aging spec makes an aging filter"),
+        }
+    }
+
+    fn at(&self, now: Option<u64>) -> &AgingBloom<ManualClock> {
+        set_clock(self.inner.clock(), now);
+        &self.inner
+    }
+}
+
+filter_class!(PyAging, aging_from_bytes, same_bytes, {
+    /// Remembers at least the last ``window`` insertions, with a false-positive rate of at
+    /// most ``fpr`` over all ``generations`` (2 to 64), as ``amq aging new --window`` makes it.
+    #[staticmethod]
+    #[pyo3(signature = (window, generations, fpr, seed = 0))]
+    fn with_window(window: u64, generations: u32, fpr: f64, seed: u64) -> PyResult<Self> {
+        Self::from_spec(
+            Spec::AgingBloom {
+                window: Some(window),
+                window_seconds: None,
+                items_per_generation: None,
+                generations,
+                fpr,
+            },
+            seed,
+        )
+    }
+
+    /// Remembers at least the last ``window_seconds`` seconds, for at most
+    /// ``items_per_generation`` items per rotation interval, as ``amq aging new
+    /// --window-seconds`` makes it.
+    #[staticmethod]
+    #[pyo3(signature = (window_seconds, generations, items_per_generation, fpr, seed = 0))]
+    fn with_time_window(
+        window_seconds: u64,
+        generations: u32,
+        items_per_generation: u64,
+        fpr: f64,
+        seed: u64,
+    ) -> PyResult<Self> {
+        Self::from_spec(
+            Spec::AgingBloom {
+                window: None,
+                window_seconds: Some(window_seconds),
+                items_per_generation: Some(items_per_generation),
+                generations,
+                fpr,
+            },
+            seed,
+        )
+    }
+
+    /// Adds an item to the current generation (rotating first when it is full or its time is
+    /// over). Returns False if it may already have been there.
+    #[pyo3(signature = (item, now = None))]
+    fn add(&mut self, item: &Bound<'_, PyAny>, now: Option<u64>) -> PyResult<bool> {
+        set_clock(self.inner.clock(), now);
+        with_item(item, |b| self.inner.insert(b))?.py()
+    }
+
+    fn __contains__(&self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+        self.contains(item, None)
+    }
+
+    /// True if the item may have been added within the window (as of ``now``), False if
+    /// definitely not.
+    #[pyo3(signature = (item, now = None))]
+    fn contains(&self, item: &Bound<'_, PyAny>, now: Option<u64>) -> PyResult<bool> {
+        let f = self.at(now);
+        with_item(item, |b| f.contains(b))
+    }
+
+    /// Adds every item in order (GIL released).
+    #[pyo3(signature = (items, now = None))]
+    fn add_many(
+        &mut self,
+        py: Python<'_>,
+        items: &Bound<'_, PyAny>,
+        now: Option<u64>,
+    ) -> PyResult<()> {
+        set_clock(self.inner.clock(), now);
+        crate::filters::insert_batch(py, &mut self.inner, items)
+    }
+
+    /// ``[f.contains(item, now) for item in items]`` (GIL released).
+    #[pyo3(signature = (items, now = None))]
+    fn contains_many<'py>(
+        &self,
+        py: Python<'py>,
+        items: &Bound<'py, PyAny>,
+        now: Option<u64>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let f = self.at(now);
+        let mut out = Vec::new();
+        for_each_chunk(items, None, |chunk| {
+            py.detach(|| chunk.map_into(&mut out, |b| f.contains(b)));
+            Ok(())
+        })?;
+        PyList::new(py, out)
+    }
+
+    /// Applies the rotations due by ``now`` (a time-rotated filter; the command line does
+    /// this before it writes the file).
+    #[pyo3(signature = (now = None))]
+    fn expire(&mut self, now: Option<u64>) {
+        set_clock(self.inner.clock(), now);
+        self.inner.expire();
+    }
+
+    /// Clears the oldest generation and makes it the current one.
+    fn rotate(&mut self) {
+        self.inner.rotate();
+    }
+
+    /// Shape, generations and false-positive rate as of ``now``: the keys of
+    /// ``amq info --json``.
+    #[pyo3(signature = (now = None))]
+    fn info<'py>(&self, py: Python<'py>, now: Option<u64>) -> PyResult<Bound<'py, PyAny>> {
+        to_object(py, &self.at(now).info())
+    }
+
+    /// g, the generations.
+    #[getter]
+    fn generations(&self) -> u32 {
+        self.inner.generations()
+    }
+
+    /// m of one generation, in bits.
+    #[getter]
+    fn m_bits_per_generation(&self) -> u64 {
+        self.inner.m()
+    }
+
+    /// k, the bits set per item.
+    #[getter]
+    fn k(&self) -> u32 {
+        self.inner.k()
+    }
+
+    fn __repr__(&self) -> String {
+        let rotation = match self.inner.rotation() {
+            Rotation::Count(c) => format!("every {c} insertions"),
+            Rotation::Time(d) => format!("every {d} s"),
+        };
+        format!(
+            "<amq.AgingBloom generations={} m_bits_per_generation={} k={} rotation='{rotation}' seed={} inserted={}>",
+            self.inner.generations(),
+            self.inner.m(),
+            self.inner.k(),
+            self.inner.seed(),
+            self.inner.inserted()
+        )
+    }
+});

@@ -1,0 +1,284 @@
+"""The six filter kinds from Python: construction, items, batches, round trips, errors."""
+
+import copy
+import pickle
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import amq
+
+N = 2_000
+
+
+def make(kind: str):
+    """A small filter of each kind, sized for N items."""
+    return {
+        "bloom": lambda: amq.BloomFilter.with_fpr(N, 0.01, seed=7),
+        "blocked": lambda: amq.BlockedBloomFilter.with_fpr(N, 0.01, seed=7),
+        "cuckoo": lambda: amq.CuckooFilter.with_fpr(N, 0.01, seed=7),
+        "aging": lambda: amq.AgingBloom.with_window(N, 4, 0.01, seed=7),
+        "negative": lambda: amq.NegativeCache(14, 32, 8, seed=7),
+    }[kind]()
+
+
+MEMBERSHIP = ["bloom", "blocked", "cuckoo", "aging", "negative"]
+
+
+@pytest.mark.parametrize("kind", MEMBERSHIP)
+def test_added_items_are_found_and_others_mostly_not(kind):
+    f = make(kind)
+    for i in range(N):
+        f.add(f"item-{i}")
+    assert all(f"item-{i}" in f for i in range(N))
+    false = sum(f"other-{i}" in f for i in range(10_000))
+    # ε = 1% planned: 100 expected, far below 300 (the negative cache: no false positives)
+    assert false < 300
+    if kind == "negative":
+        assert false == 0
+
+
+@pytest.mark.parametrize("kind", MEMBERSHIP)
+def test_batch_calls_answer_as_the_per_item_calls(kind):
+    items = [b"a", "b", 3, -4, b"", "\u00e9t\u00e9", bytearray(b"x"), 2**64 - 1, -(2**63)]
+    f = make(kind)
+    f.add_many(items)
+    g = make(kind)
+    for item in items:
+        g.add(item)
+    assert f.to_bytes() == g.to_bytes()
+    probes = items + [b"c", "d", 5, 6]
+    assert f.contains_many(probes) == [p in f for p in probes]
+    assert f.contains_many(iter(probes)) == f.contains_many(tuple(probes))
+
+
+@pytest.mark.parametrize("kind", MEMBERSHIP)
+def test_items_are_bytes_utf8_and_little_endian_integers(kind):
+    f = make(kind)
+    f.add("caf\u00e9")
+    assert "caf\u00e9".encode() in f
+    f.add(5)
+    assert (5).to_bytes(8, "little") in f
+    f.add(-2)
+    assert (2**64 - 2) in f  # the same 8 bytes
+    assert np.uint64(5) in f and np.int64(-2) in f
+
+
+@pytest.mark.parametrize("kind", MEMBERSHIP)
+def test_numpy_arrays_are_read_as_the_integers(kind):
+    values = np.arange(1000, dtype=np.uint64) * np.uint64(7919)
+    f = make(kind)
+    f.add_many(values)
+    assert f.contains_many(values) == [True] * 1000
+    assert f.contains_many(values.astype(np.int64)) == [True] * 1000
+    assert f.contains_many([int(v) for v in values[:10]]) == [True] * 10
+    g = make(kind)
+    g.add_many([int(v) for v in values])
+    assert f.to_bytes() == g.to_bytes()
+    # other dtypes and non-contiguous arrays are read item by item, by value
+    assert f.contains_many(values[::2]) == [True] * 500
+    assert f.contains_many(values[:10].astype(np.uint32)) == [True] * 10
+
+
+@pytest.mark.parametrize("kind", MEMBERSHIP + ["window"])
+def test_round_trips_through_bytes_load_pickle_and_copy(kind):
+    f = make(kind) if kind != "window" else amq.SlidingWindowBloom(1 << 12, 1 << 8, 4, 5, seed=3)
+    f.add_many([f"x{i}" for i in range(300)])
+    data = f.to_bytes()
+    assert bytes(f) == data
+    assert data[:4] == b"AMQ\0"
+    for g in (type(f).from_bytes(data), amq.load(data), pickle.loads(pickle.dumps(f)),
+              copy.copy(f), copy.deepcopy(f), f.copy()):
+        assert type(g) is type(f)
+        assert g.to_bytes() == data
+        assert g == f
+    g = f.copy()
+    g.add("one more")
+    assert g != f and f.to_bytes() == data
+
+
+@pytest.mark.parametrize("kind", MEMBERSHIP)
+def test_info_has_the_common_fields(kind):
+    f = make(kind)
+    f.add_many(range(100))
+    info = f.info()
+    for key in ["kind", "m_bits", "k", "seed", "items_inserted", "bytes", "fill_ratio",
+                "estimated_items", "estimated_fpr"]:
+        assert key in info
+    assert info["seed"] == 7 == f.seed
+    assert info["items_inserted"] == 100 == f.inserted
+    assert info["bytes"] == f.size_bytes
+
+
+def test_bloom_shape_union_intersect_clear():
+    f = amq.BloomFilter.with_fpr(1_000_000, 0.01)
+    assert (f.m_bits, f.k) == (9_592_955, 7)
+    assert amq.BloomFilter(1024, 3, seed=9).info()["m_bits"] == 1024
+    a, b = amq.BloomFilter(4096, 3), amq.BloomFilter(4096, 3)
+    a.add("a")
+    b.add("b")
+    u = a | b
+    assert "a" in u and "b" in u and "b" not in a
+    assert "a" not in (a & b)
+    a |= b
+    assert a == u
+    a |= a
+    assert a == u
+    a.clear()
+    assert "a" not in a and a.inserted == 0
+    with pytest.raises(ValueError, match="filters differ in seed"):
+        amq.BloomFilter(4096, 3, seed=1).union(amq.BloomFilter(4096, 3, seed=2))
+    with pytest.raises(TypeError):
+        a | amq.BlockedBloomFilter(4096, 3)
+
+
+def test_cuckoo_removes_counts_and_reports_full():
+    f = amq.CuckooFilter.with_fpr(100, 0.01)
+    f.add("a")
+    f.add("a")
+    assert f.count("a") == 2
+    assert f.remove("a") and "a" in f
+    assert f.remove("a") and "a" not in f
+    assert not f.remove("a")
+    small = amq.CuckooFilter(2, 8)  # 8 slots
+    with pytest.raises(amq.FilterFullError, match="filter is full") as e:
+        small.add_many(range(100))
+    assert "items of the batch were added before it" in str(e.value)
+    held = small.inserted
+    assert 0 < held <= 9  # 8 slots and the victim stash
+    assert all(i in small for i in range(held))  # nothing lost
+    with pytest.raises(amq.FilterFullError):
+        for i in range(100, 200):
+            small.add(i)
+    assert not issubclass(amq.FilterFullError, ValueError)
+
+
+def test_sliding_window_positions():
+    f = amq.SlidingWindowBloom.neptune()
+    assert f.add("utxo-1") == 0
+    first = f.add_many(range(5000))
+    assert first == 1 and f.next_position == 5001
+    assert f.contains("utxo-1", 0) and not f.contains("utxo-1", 1)
+    assert f.add("late", position=9000) == 9000
+    assert f.contains_many(["utxo-1", 0, 1], [0, 1, 2]) == [True, True, True]
+    assert f.contains_many(["late", "utxo-1"], 9000) == [True, False]
+    with pytest.raises(ValueError, match="does not support membership without a position"):
+        "utxo-1" in f
+    with pytest.raises(ValueError, match="2 items but 3 positions"):
+        f.contains_many(["a", "b"], [1, 2, 3])
+    assert f.info()["kind"] == "sliding-window-bloom"
+
+
+def test_aging_forgets_by_count_and_by_time():
+    f = amq.AgingBloom.with_window(100, 4, 0.01)
+    f.add_many(range(100))
+    assert all(i in f for i in range(100))
+    f.add_many(range(1000, 2000))
+    assert sum(i in f for i in range(100)) < 5  # rotated out, bar false positives
+    t = amq.AgingBloom.with_time_window(3600, 4, 1000, 0.01)
+    t.add("seen", now=1_700_000_000)
+    assert t.contains("seen", now=1_700_000_000 + 3600)
+    assert not t.contains("seen", now=1_700_000_000 + 10 * 3600)
+    assert t.info(now=1_700_000_000)["rotation"] == "seconds"
+
+
+def test_negative_cache_is_definite_and_expires():
+    c = amq.NegativeCache(10, b=64, ways=4, ttl=60)
+    c.add("missing-key", now=1000)
+    assert c.contains("missing-key", now=1059)
+    assert not c.contains("missing-key", now=1061)
+    c.add("k2", ttl=5, now=1000)
+    assert c.contains("k2", now=1004) and not c.contains("k2", now=1006)
+    assert c.remove("missing-key", now=1000) and not c.contains("missing-key", now=1000)
+    with pytest.raises(ValueError, match="ttl"):
+        amq.NegativeCache(10).add("x", ttl=5)
+
+
+def test_new_and_plan_take_a_spec():
+    f = amq.new(kind="cuckoo", items=1000, fpr=0.01, seed=5)
+    assert isinstance(f, amq.CuckooFilter) and f.seed == 5
+    assert isinstance(amq.new({"kind": "blocked-bloom", "items": 10, "fpr": 0.1}),
+                      amq.BlockedBloomFilter)
+    assert isinstance(amq.new("negative-cache", l=8, b=16, ways=2), amq.NegativeCache)
+    p = amq.plan(items=1_000_000, fpr=0.01)
+    assert (p["kind"], p["k"], p["m_bits"]) == ("bloom", 7, 9_592_955)
+    assert amq.plan("cuckoo", items=10**6, fpr=0.001)["k"] == 2
+    assert amq.plan(kind="bloom", items=10**4, m_bits=32768)["m_bits"] == 32768
+    with pytest.raises(ValueError, match="invalid n"):
+        amq.plan(items=0, fpr=0.01)
+    with pytest.raises(ValueError, match="not a filter spec"):
+        amq.plan(kind="nonsense", items=1)
+
+
+def test_errors_are_python_exceptions_with_the_library_message():
+    with pytest.raises(ValueError, match="invalid fpr"):
+        amq.BloomFilter.with_fpr(10, 1.5)
+    with pytest.raises(ValueError, match="invalid fpr"):
+        amq.BloomFilter.with_fpr(10, float("nan"))
+    with pytest.raises(OverflowError):
+        amq.BloomFilter.with_fpr(-1, 0.01)
+    with pytest.raises(OverflowError):
+        amq.BloomFilter(1024, 3, seed=2**64)
+    with pytest.raises(MemoryError, match="cannot allocate"):
+        amq.BloomFilter(2**63, 3)
+    with pytest.raises(MemoryError, match="cannot allocate"):
+        amq.AgingBloom.with_window(10**17, 4, 1e-9)
+    f = amq.BloomFilter(1024, 3)
+    with pytest.raises(OverflowError, match="2\\*\\*64"):
+        f.add(2**64)
+    with pytest.raises(TypeError, match="not float"):
+        f.add(1.5)
+    with pytest.raises(TypeError, match="not NoneType"):
+        f.contains_many([b"a", None])
+    with pytest.raises(TypeError, match="single bytes or str"):
+        f.add_many(b"abc")
+    with pytest.raises(UnicodeEncodeError):
+        f.add("\ud800")
+    with pytest.raises(ValueError, match="not an .amq file"):
+        amq.load(b"not a filter")
+    with pytest.raises(ValueError, match="wrong filter kind"):
+        amq.CuckooFilter.from_bytes(f.to_bytes())
+    data = bytearray(f.to_bytes())
+    data[-1] ^= 1
+    with pytest.raises(ValueError, match="checksum mismatch"):
+        amq.load(bytes(data))
+
+
+def test_batch_calls_release_the_gil():
+    """Another thread runs while a batch call works: a thread that counts, giving up the GIL
+    after every step, can only advance during the call if the call released the GIL."""
+    values = np.arange(3_000_000, dtype=np.uint64)
+    f = amq.BloomFilter.with_fpr(3_000_000, 0.01)
+    count = [0]
+    stop = threading.Event()
+
+    def counter():
+        while not stop.is_set():
+            count[0] += 1
+            time.sleep(0)
+
+    t = threading.Thread(target=counter)
+    t.start()
+    try:
+        time.sleep(0.01)
+        before = count[0]
+        f.add_many(values)
+        during_add = count[0] - before
+        before = count[0]
+        answers = f.contains_many(values)
+        during_contains = count[0] - before
+    finally:
+        stop.set()
+        t.join()
+    assert answers == [True] * len(values)
+    assert during_add > 50 and during_contains > 50, (during_add, during_contains)
+
+
+def test_repr_and_help_read_well():
+    assert repr(amq.BloomFilter(1024, 3)) == "<amq.BloomFilter m_bits=1024 k=3 seed=0 inserted=0>"
+    assert "definitely absent" in amq.BloomFilter.__doc__
+    assert "FilterFullError" in amq.CuckooFilter.__doc__
+    assert amq.BloomFilter.with_fpr.__text_signature__ == "(n, fpr, seed=0, k=None)"
+    assert "definitely present" in amq.NegativeCache.__doc__
