@@ -53,6 +53,10 @@ pub enum Kind {
     AgingBloom = 5,
     /// Negative cache.
     NegativeCache = 6,
+    /// [`ScalableBloomFilter`](crate::scalable::ScalableBloomFilter).
+    ScalableBloom = 7,
+    /// [`ExpandableCuckooFilter`](crate::cuckoo::ExpandableCuckooFilter).
+    ExpandableCuckoo = 8,
 }
 
 impl Kind {
@@ -65,18 +69,22 @@ impl Kind {
             4 => Kind::SlidingWindowBloom,
             5 => Kind::AgingBloom,
             6 => Kind::NegativeCache,
+            7 => Kind::ScalableBloom,
+            8 => Kind::ExpandableCuckoo,
             _ => return None,
         })
     }
 
     /// Every kind, in code order.
-    pub const ALL: [Kind; 6] = [
+    pub const ALL: [Kind; 8] = [
         Kind::Bloom,
         Kind::BlockedBloom,
         Kind::Cuckoo,
         Kind::SlidingWindowBloom,
         Kind::AgingBloom,
         Kind::NegativeCache,
+        Kind::ScalableBloom,
+        Kind::ExpandableCuckoo,
     ];
 
     /// The kind with this [`name`](Self::name).
@@ -100,6 +108,8 @@ impl Kind {
             Kind::SlidingWindowBloom => "sliding-window-bloom",
             Kind::AgingBloom => "aging-bloom",
             Kind::NegativeCache => "negative-cache",
+            Kind::ScalableBloom => "scalable-bloom",
+            Kind::ExpandableCuckoo => "expandable-cuckoo",
         }
     }
 }
@@ -118,7 +128,8 @@ impl<'de> serde::Deserialize<'de> for Kind {
         Kind::from_name(&name).ok_or_else(|| {
             serde::de::Error::custom(alloc::format!(
                 "unknown filter kind {name:?} (bloom, blocked-bloom, cuckoo, \
-                 sliding-window-bloom, aging-bloom, negative-cache)"
+                 sliding-window-bloom, aging-bloom, negative-cache, scalable-bloom, \
+                 expandable-cuckoo)"
             ))
         })
     }

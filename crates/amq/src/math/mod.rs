@@ -162,6 +162,31 @@ pub fn bloom_size(n: u64, target: f64, k: Option<u32>) -> Result<(u64, u32)> {
     Ok((m, pick(m)))
 }
 
+/// The smallest classic filter for n items whose [`fpr`] **and** [`fpr_exact`] are both at
+/// most `target`: [`bloom_size`], then m grown bit by bit until the exact expectation
+/// `(1 − (1 − 1/m)^(k·n))^k` is within `target` too (a few bits: it is a hair above the
+/// classic form). The aging filter's generations and the scalable filter's links are sized
+/// this way, so the bound they state holds under either model.
+///
+/// # Errors
+/// As [`bloom_size`].
+///
+/// # Example
+/// ```
+/// use amq::math::{bloom_size_exact, fpr, fpr_exact};
+/// let (m, k) = bloom_size_exact(1000, 0.01).unwrap();
+/// assert!(fpr(1000, m, k) <= 0.01 && fpr_exact(1000, m, k) <= 0.01);
+/// ```
+pub fn bloom_size_exact(n: u64, target: f64) -> Result<(u64, u32)> {
+    let (mut m, k) = bloom_size(n, target, None)?;
+    while fpr_exact(n, m, k) > target {
+        m = m
+            .checked_add(1)
+            .ok_or_else(|| Error::invalid("fpr", "m overflows"))?;
+    }
+    Ok((m, k))
+}
+
 fn check_k(k: u32, max: u32) -> Result<()> {
     if k == 0 || k > max {
         return Err(Error::invalid(
@@ -334,8 +359,10 @@ pub fn blocked_estimate_items(bits_set: u64, blocks: u64, k: u32) -> f64 {
 }
 
 mod plan;
+mod plan_details;
 
-pub use plan::{bloom_plan, plan, Plan, PlanDetails, RotationUnit, Spec, Target};
+pub use plan::{bloom_plan, plan, Spec, Target};
+pub use plan_details::{Plan, PlanDetails, RotationUnit};
 
 /// The standard deviation of a measured rate over `trials` independent trials with true rate
 /// `p`: `√(p(1 − p)/trials)` (the binomial spread). Tests accept a measured ε within 3 of these.

@@ -10,12 +10,15 @@ mod info;
 pub use info::{Details, Info};
 
 use crate::clock::ManualClock;
+use crate::cuckoo::ExpandableParams;
 use crate::error::{Error, Result};
 use crate::filter::{Filter, Insert, Remove};
 use crate::math::Spec;
+use crate::scalable::ScalableParams;
 use crate::wire::{self, Kind};
 use crate::{
-    AgingBloom, BlockedBloomFilter, BloomFilter, CuckooFilter, NegativeCache, SlidingWindowBloom,
+    AgingBloom, BlockedBloomFilter, BloomFilter, CuckooFilter, ExpandableCuckooFilter,
+    NegativeCache, ScalableBloomFilter, SlidingWindowBloom,
 };
 use alloc::vec::Vec;
 
@@ -55,6 +58,10 @@ pub enum AnyFilter {
     AgingBloom(AgingBloom<ManualClock>),
     /// A negative cache.
     NegativeCache(NegativeCache<ManualClock>),
+    /// A scalable Bloom filter (a chain of Bloom filters that grows).
+    ScalableBloom(ScalableBloomFilter),
+    /// An expandable cuckoo filter (a chain of cuckoo filters that grows).
+    ExpandableCuckoo(ExpandableCuckooFilter),
 }
 
 /// Applies `$body` to the filter inside any variant, bound to `$f`.
@@ -67,6 +74,8 @@ macro_rules! each {
             AnyFilter::SlidingWindowBloom($f) => $body,
             AnyFilter::AgingBloom($f) => $body,
             AnyFilter::NegativeCache($f) => $body,
+            AnyFilter::ScalableBloom($f) => $body,
+            AnyFilter::ExpandableCuckoo($f) => $body,
         }
     };
 }
@@ -120,6 +129,38 @@ impl AnyFilter {
                 };
                 AnyFilter::NegativeCache(c.with_clock(ManualClock::new(0)))
             }
+            Spec::ScalableBloom {
+                items,
+                fpr,
+                expansion,
+                tightening,
+                nonscaling,
+            } => AnyFilter::ScalableBloom(ScalableBloomFilter::new(
+                ScalableParams {
+                    capacity: items,
+                    fpr,
+                    expansion,
+                    tightening,
+                    scaling: !nonscaling,
+                },
+                seed,
+            )?),
+            Spec::ExpandableCuckoo {
+                items,
+                fpr,
+                expansion,
+                tightening,
+                max_kicks,
+            } => AnyFilter::ExpandableCuckoo(ExpandableCuckooFilter::new(
+                ExpandableParams {
+                    capacity: items,
+                    fpr,
+                    expansion,
+                    tightening,
+                    max_kicks,
+                },
+                seed,
+            )?),
         })
     }
 
@@ -145,6 +186,12 @@ impl AnyFilter {
             Kind::NegativeCache => AnyFilter::NegativeCache(
                 NegativeCache::from_container(&c)?.with_clock(ManualClock::new(0)),
             ),
+            Kind::ScalableBloom => {
+                AnyFilter::ScalableBloom(ScalableBloomFilter::from_container(&c)?)
+            }
+            Kind::ExpandableCuckoo => {
+                AnyFilter::ExpandableCuckoo(ExpandableCuckooFilter::from_container(&c)?)
+            }
         })
     }
 
@@ -162,6 +209,8 @@ impl AnyFilter {
             AnyFilter::SlidingWindowBloom(_) => Kind::SlidingWindowBloom,
             AnyFilter::AgingBloom(_) => Kind::AgingBloom,
             AnyFilter::NegativeCache(_) => Kind::NegativeCache,
+            AnyFilter::ScalableBloom(_) => Kind::ScalableBloom,
+            AnyFilter::ExpandableCuckoo(_) => Kind::ExpandableCuckoo,
         }
     }
 
@@ -192,6 +241,8 @@ impl AnyFilter {
             AnyFilter::BlockedBloom(f) => Ok(f.contains(item)),
             AnyFilter::Cuckoo(f) => Ok(f.contains(item)),
             AnyFilter::AgingBloom(f) => Ok(f.contains(item)),
+            AnyFilter::ScalableBloom(f) => Ok(f.contains(item)),
+            AnyFilter::ExpandableCuckoo(f) => Ok(f.contains(item)),
             AnyFilter::SlidingWindowBloom(_) => Err(Error::Unsupported {
                 kind: Kind::SlidingWindowBloom.name(),
                 operation: "membership without a position (ask for an item at its position)",
@@ -217,6 +268,8 @@ impl AnyFilter {
             AnyFilter::BlockedBloom(f) => f.contains_batch(items, out),
             AnyFilter::Cuckoo(f) => f.contains_batch(items, out),
             AnyFilter::AgingBloom(f) => f.contains_batch(items, out),
+            AnyFilter::ScalableBloom(f) => f.contains_batch(items, out),
+            AnyFilter::ExpandableCuckoo(f) => f.contains_batch(items, out),
             other => {
                 crate::filter::check_batch(items.len(), out.len());
                 if let Some(first) = items.first() {
@@ -242,12 +295,17 @@ impl AnyFilter {
             AnyFilter::SlidingWindowBloom(f) => f.insert(item).map(|_| true),
             AnyFilter::AgingBloom(f) => f.insert(item),
             AnyFilter::NegativeCache(c) => Ok(c.insert(item)),
+            AnyFilter::ScalableBloom(f) => f.insert(item),
+            AnyFilter::ExpandableCuckoo(f) => f.insert(item),
         }
     }
 
-    /// `true` for the kinds that delete: the cuckoo filter and the negative cache.
+    /// `true` for the kinds that delete: the cuckoo filters and the negative cache.
     pub fn deletes(&self) -> bool {
-        matches!(self, AnyFilter::Cuckoo(_) | AnyFilter::NegativeCache(_))
+        matches!(
+            self,
+            AnyFilter::Cuckoo(_) | AnyFilter::ExpandableCuckoo(_) | AnyFilter::NegativeCache(_)
+        )
     }
 
     /// Removes one copy of an item: `Ok(true)` if it was held, `Ok(false)` if it was
@@ -259,9 +317,10 @@ impl AnyFilter {
         match self {
             AnyFilter::Cuckoo(f) => Ok(f.remove(item)),
             AnyFilter::NegativeCache(c) => Ok(c.remove(item)),
+            AnyFilter::ExpandableCuckoo(f) => Ok(f.remove(item)),
             other => Err(Error::Unsupported {
                 kind: other.kind().name(),
-                operation: "deletion (only a cuckoo filter and a negative cache delete)",
+                operation: "deletion (only the cuckoo filters and a negative cache delete)",
             }),
         }
     }
@@ -277,6 +336,8 @@ impl AnyFilter {
             (AnyFilter::Bloom(a), AnyFilter::Bloom(b)) => a.union(b),
             (AnyFilter::BlockedBloom(a), AnyFilter::BlockedBloom(b)) => a.union(b),
             (AnyFilter::Cuckoo(a), AnyFilter::Cuckoo(b)) => a.union(b),
+            (AnyFilter::ScalableBloom(a), AnyFilter::ScalableBloom(b)) => a.union(b),
+            (AnyFilter::ExpandableCuckoo(a), AnyFilter::ExpandableCuckoo(b)) => a.union(b),
             (a, b) if a.kind() == b.kind() => Err(Error::Unsupported {
                 kind: a.kind().name(),
                 operation: "merge",
