@@ -200,6 +200,17 @@ impl AnyFilter {
         each!(self, f => f.to_bytes())
     }
 
+    /// Payload bytes of the filter's tables (without walking them, unlike
+    /// [`info`](Self::info)).
+    pub fn size_bytes(&self) -> u64 {
+        each!(self, f => f.size_bytes())
+    }
+
+    /// The kind's [`Info::inserted`] count, without walking the tables.
+    pub fn inserted(&self) -> u64 {
+        each!(self, f => f.inserted())
+    }
+
     /// The kind.
     pub fn kind(&self) -> Kind {
         match self {
