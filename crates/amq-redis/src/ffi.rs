@@ -77,11 +77,15 @@ unsafe extern "C" fn aof_rewrite(
 ) {
     // SAFETY: as in `rdb_save`.
     let value = unsafe { &*value.cast::<Stored>() };
-    let (kind, amq) = match &value.state {
-        stored::State::Ready(f) => (f.kind(), f.to_bytes()),
-        stored::State::Loading { kind, bytes, .. } => (*kind, bytes.clone()),
+    let (header, amq) = match &value.state {
+        stored::State::Ready(f) => {
+            let amq = f.to_bytes();
+            (stored::dump_header(f.kind(), amq.len() as u64), amq)
+        }
+        stored::State::Loading { kind, total, bytes } => {
+            (stored::dump_header(*kind, *total), bytes.clone())
+        }
     };
-    let header = stored::dump_header(kind, amq.len());
     // SAFETY: Redis fills the API table before any callback runs; `EmitAOF` is read by value.
     let Some(emit) = (unsafe { raw::RedisModule_EmitAOF }) else {
         return;

@@ -165,13 +165,13 @@ pub fn rdb_decode(encver: i32, bytes: &[u8]) -> Result<Stored, Refused> {
     }
 }
 
-/// The header chunk of a dump of `amq` (the filter's `.amq` bytes).
-pub fn dump_header(kind: Kind, total: usize) -> Vec<u8> {
+/// The header chunk of a dump of `total` bytes of `.amq` file of a filter of `kind`.
+pub fn dump_header(kind: Kind, total: u64) -> Vec<u8> {
     let mut h = Vec::with_capacity(DUMP_HEADER_LEN);
     h.extend_from_slice(&DUMP_MAGIC);
     h.extend_from_slice(&DUMP_VERSION.to_le_bytes());
     h.extend_from_slice(&(kind as u16).to_le_bytes());
-    h.extend_from_slice(&(total as u64).to_le_bytes());
+    h.extend_from_slice(&total.to_le_bytes());
     h.extend_from_slice(&(CHUNK_BYTES as u64).to_le_bytes());
     h
 }
@@ -206,7 +206,7 @@ pub fn read_dump_header(h: &[u8]) -> Result<(Kind, u64), Refused> {
 /// past the end, iterator 0 and no bytes.
 pub fn scan(kind: Kind, amq: &[u8], it: i64) -> (i64, Vec<u8>) {
     if it == 0 {
-        return (1, dump_header(kind, amq.len()));
+        return (1, dump_header(kind, amq.len() as u64));
     }
     let offset = match it.checked_sub(1).map(usize::try_from) {
         Some(Ok(o)) if o < amq.len() => o,

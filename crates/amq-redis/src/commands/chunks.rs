@@ -71,7 +71,8 @@ pub fn loadchunk(ctx: &Context, args: Vec<RedisString>, family: Family) -> Redis
             let (kind, total) = stored::read_dump_header(data).map_err(refused)?;
             if !family.accepts(kind) {
                 return Err(errors::err(format!(
-                    "received bad data (a {} filter does not belong to this command)",
+                    "received bad data (the dump holds a filter of kind {}, which these \
+                     commands do not take)",
                     kind.name()
                 )));
             }
