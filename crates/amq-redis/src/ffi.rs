@@ -198,7 +198,7 @@ pub fn set_command_info(ctx: &Context) -> Result<(), String> {
             return Err(format!("{name} was not created"));
         }
         let mut specs = get_redis_key_spec(key_specs(keys));
-        let mut info = raw::RedisModuleCommandInfo {
+        let info = raw::RedisModuleCommandInfo {
             version: &INFO_VERSION,
             summary: ptr::null(),
             complexity: ptr::null(),
@@ -215,7 +215,7 @@ pub fn set_command_info(ctx: &Context) -> Result<(), String> {
         };
         // SAFETY: `info` and the zero-terminated `specs` (no notes or keywords, so no
         // strings to free) outlive the call, which copies what it keeps.
-        if unsafe { set(command, &mut info) } != raw::REDISMODULE_OK as c_int {
+        if unsafe { set(command, &info) } != raw::REDISMODULE_OK as c_int {
             return Err(format!("Redis refused the command information of {name}"));
         }
     }

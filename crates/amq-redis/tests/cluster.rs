@@ -76,7 +76,7 @@ fn three_masters_hold_100_filters_and_every_item() {
     let key = |f: usize| format!("filter:{f}");
     let mut pipe = cluster_pipe();
     for f in 0..FILTERS {
-        if f % 2 == 0 {
+        if f.is_multiple_of(2) {
             pipe.cmd("BF.RESERVE")
                 .arg(key(f))
                 .arg(0.01)
@@ -90,7 +90,11 @@ fn three_masters_hold_100_filters_and_every_item() {
         let mut pipe = cluster_pipe();
         for &i in chunk {
             let f = i % FILTERS;
-            let add = if f % 2 == 0 { "BF.ADD" } else { "CF.ADD" };
+            let add = if f.is_multiple_of(2) {
+                "BF.ADD"
+            } else {
+                "CF.ADD"
+            };
             pipe.cmd(add).arg(key(f)).arg(format!("item-{i}"));
         }
         let _: Vec<Value> = pipe.query(&mut con).unwrap();
@@ -100,7 +104,11 @@ fn three_masters_hold_100_filters_and_every_item() {
         let mut pipe = cluster_pipe();
         for &i in chunk {
             let f = i % FILTERS;
-            let exists = if f % 2 == 0 { "BF.EXISTS" } else { "CF.EXISTS" };
+            let exists = if f.is_multiple_of(2) {
+                "BF.EXISTS"
+            } else {
+                "CF.EXISTS"
+            };
             pipe.cmd(exists).arg(key(f)).arg(format!("item-{i}"));
         }
         let answers: Vec<i64> = pipe.query(&mut con).unwrap();

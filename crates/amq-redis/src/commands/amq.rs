@@ -16,6 +16,9 @@ use redis_module::{Context, RedisError, RedisResult, RedisString, RedisValue};
 
 /// `AMQ.PLAN <kind> [options]`: the planner's [`Plan`](amq::math::Plan), as `amq plan --json`
 /// prints it, without creating anything.
+///
+/// # Errors
+/// The command's error replies: `ERR not found`, `WRONGTYPE`, the library's errors.
 pub fn plan_cmd(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() < 2 {
         return Err(RedisError::WrongArity);
@@ -29,6 +32,9 @@ pub fn plan_cmd(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `AMQ.RESERVE key <kind> [options]`: an empty filter of any kind, as planned.
+///
+/// # Errors
+/// The command's error replies: `ERR not found`, `WRONGTYPE`, the library's errors.
 pub fn reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() < 3 {
         return Err(RedisError::WrongArity);
@@ -50,6 +56,9 @@ pub fn reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 /// replies the position it gave the item). An aging filter and a negative cache stamp the
 /// items with the server's time, and the command is replicated as `AMQ.ADDAT` with that time,
 /// so replicas and the AOF hold the same bits.
+///
+/// # Errors
+/// The command's error replies: `ERR not found`, `WRONGTYPE`, the library's errors.
 pub fn add(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() < 3 {
         return Err(RedisError::WrongArity);
@@ -59,6 +68,9 @@ pub fn add(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 
 /// `AMQ.ADDAT key unix-seconds item [item ...]`: [`add`] at a given time (what `AMQ.ADD`
 /// replicates as).
+///
+/// # Errors
+/// The command's error replies: `ERR not found`, `WRONGTYPE`, the library's errors.
 pub fn addat(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() < 4 {
         return Err(RedisError::WrongArity);
@@ -116,6 +128,9 @@ fn replicate_at(ctx: &Context, command: &str, key: &RedisString, t: u64, items: 
 /// sliding window: for each item, "maybe present" (`true`) or "definitely absent"; a negative
 /// cache answers the other way round, "definitely present" (`true`) or "maybe absent". A
 /// missing key answers `false`.
+///
+/// # Errors
+/// The command's error replies: `ERR not found`, `WRONGTYPE`, the library's errors.
 pub fn exists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() < 3 {
         return Err(RedisError::WrongArity);
@@ -148,6 +163,9 @@ pub fn exists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 /// `AMQ.DEL key item`: removes one copy from a filter that deletes (the cuckoo filters, the
 /// negative cache); an item it says is definitely absent is refused and nothing changes.
 /// Replicated as `AMQ.DELAT` with the server's time.
+///
+/// # Errors
+/// The command's error replies: `ERR not found`, `WRONGTYPE`, the library's errors.
 pub fn del(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
@@ -156,6 +174,9 @@ pub fn del(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `AMQ.DELAT key unix-seconds item`: [`del`] at a given time.
+///
+/// # Errors
+/// The command's error replies: `ERR not found`, `WRONGTYPE`, the library's errors.
 pub fn delat(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() != 4 {
         return Err(RedisError::WrongArity);
@@ -183,6 +204,9 @@ fn del_at(ctx: &Context, key: &RedisString, t: u64, item: &RedisString) -> Redis
 /// `AMQ.MERGE destination source [source ...]`: the union of the sources into the
 /// destination (created as a copy of the first source if missing). Every filter must be of
 /// the same kind and shape; nothing changes on any error.
+///
+/// # Errors
+/// The command's error replies: `ERR not found`, `WRONGTYPE`, the library's errors.
 pub fn merge(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() < 3 {
         return Err(RedisError::WrongArity);
@@ -215,6 +239,9 @@ pub fn merge(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `AMQ.DUMP key`: the filter's `.amq` bytes, as `amq build` writes them.
+///
+/// # Errors
+/// The command's error replies: `ERR not found`, `WRONGTYPE`, the library's errors.
 pub fn dump(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() != 2 {
         return Err(RedisError::WrongArity);
@@ -229,6 +256,9 @@ pub fn dump(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 
 /// `AMQ.RESTORE key bytes [REPLACE]`: a filter from `.amq` bytes of any kind, checked as
 /// every decoder checks them (a length it reads is never trusted).
+///
+/// # Errors
+/// The command's error replies: `ERR not found`, `WRONGTYPE`, the library's errors.
 pub fn restore(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let replace = match args.len() {
         3 => false,
@@ -252,6 +282,9 @@ pub fn restore(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 
 /// `AMQ.INFO key`: the library's [`Info`](amq::Info), as `amq info --json` prints it (the
 /// aging filter and the negative cache as of now).
+///
+/// # Errors
+/// The command's error replies: `ERR not found`, `WRONGTYPE`, the library's errors.
 pub fn info(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() != 2 {
         return Err(RedisError::WrongArity);
@@ -267,11 +300,17 @@ pub fn info(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `AMQ.SCANDUMP key iterator`: any kind in chunks ([`chunks::scandump`]).
+///
+/// # Errors
+/// The command's error replies: `ERR not found`, `WRONGTYPE`, the library's errors.
 pub fn scandump(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     chunks::scandump(ctx, args, Family::Any)
 }
 
 /// `AMQ.LOADCHUNK key iterator data`: any kind from chunks (what the AOF rewrite emits).
+///
+/// # Errors
+/// The command's error replies: `ERR not found`, `WRONGTYPE`, the library's errors.
 pub fn loadchunk(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     chunks::loadchunk(ctx, args, Family::Any)
 }

@@ -65,6 +65,9 @@ impl Create {
 
 /// `BF.RESERVE key error_rate capacity [EXPANSION expansion] [NONSCALING]`, and amq's
 /// `[TIGHTENING r]`: creates an empty scalable filter.
+///
+/// # Errors
+/// The command's error replies (RedisBloom's strings, listed in `docs/redis.md`).
 pub fn reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() < 4 || args.len() > 8 {
         return Err(RedisError::WrongArity);
@@ -121,6 +124,9 @@ pub fn reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `BF.ADD key item`: adds one item, creating a default filter if the key is missing.
+///
+/// # Errors
+/// The command's error replies (RedisBloom's strings, listed in `docs/redis.md`).
 pub fn add(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
@@ -129,6 +135,9 @@ pub fn add(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `BF.MADD key item [item ...]`: adds items, creating a default filter if the key is missing.
+///
+/// # Errors
+/// The command's error replies (RedisBloom's strings, listed in `docs/redis.md`).
 pub fn madd(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() < 3 {
         return Err(RedisError::WrongArity);
@@ -138,6 +147,9 @@ pub fn madd(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 
 /// `BF.INSERT key [CAPACITY capacity] [ERROR error] [EXPANSION expansion] [NOCREATE]
 /// [NONSCALING] ITEMS item [item ...]` (and amq's `[TIGHTENING r]`).
+///
+/// # Errors
+/// The command's error replies (RedisBloom's strings, listed in `docs/redis.md`).
 pub fn insert(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() < 4 {
         return Err(RedisError::WrongArity);
@@ -231,6 +243,9 @@ fn add_items(
 }
 
 /// `BF.EXISTS key item`: "maybe present" (1) or "definitely absent" (0); 0 for a missing key.
+///
+/// # Errors
+/// The command's error replies (RedisBloom's strings, listed in `docs/redis.md`).
 pub fn exists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
@@ -243,6 +258,9 @@ pub fn exists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `BF.MEXISTS key item [item ...]`: [`exists`] for each item.
+///
+/// # Errors
+/// The command's error replies (RedisBloom's strings, listed in `docs/redis.md`).
 pub fn mexists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() < 3 {
         return Err(RedisError::WrongArity);
@@ -258,6 +276,9 @@ pub fn mexists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `BF.CARD key`: the items added (0 for a missing key).
+///
+/// # Errors
+/// The command's error replies (RedisBloom's strings, listed in `docs/redis.md`).
 pub fn card(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() != 2 {
         return Err(RedisError::WrongArity);
@@ -269,6 +290,9 @@ pub fn card(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 
 /// `BF.INFO key [CAPACITY | SIZE | FILTERS | ITEMS | EXPANSION]`: RedisBloom's five fields
 /// in its order (a map in RESP3), or one of them in a one-element array.
+///
+/// # Errors
+/// The command's error replies (RedisBloom's strings, listed in `docs/redis.md`).
 pub fn info(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() != 2 && args.len() != 3 {
         return Err(RedisError::WrongArity);
@@ -307,11 +331,17 @@ pub fn info(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `BF.SCANDUMP key iterator`: the filter in chunks ([`chunks::scandump`]).
+///
+/// # Errors
+/// The command's error replies (RedisBloom's strings, listed in `docs/redis.md`).
 pub fn scandump(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     chunks::scandump(ctx, args, Family::Bloom)
 }
 
 /// `BF.LOADCHUNK key iterator data`: loads a `BF.SCANDUMP` chunk ([`chunks::loadchunk`]).
+///
+/// # Errors
+/// The command's error replies (RedisBloom's strings, listed in `docs/redis.md`).
 pub fn loadchunk(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     chunks::loadchunk(ctx, args, Family::Bloom)
 }

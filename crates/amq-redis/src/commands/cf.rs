@@ -70,8 +70,11 @@ const MIN_CAPACITY: i64 = 2 * SLOTS_PER_BUCKET as i64;
 
 /// `CF.RESERVE key capacity [BUCKETSIZE bucketsize] [MAXITERATIONS maxiterations]
 /// [EXPANSION expansion]`, and amq's `[ERROR error] [TIGHTENING r]`.
+///
+/// # Errors
+/// The command's error replies (RedisBloom's strings, listed in `docs/redis.md`).
 pub fn reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-    if args.len() < 3 || args.len() % 2 == 0 {
+    if args.len() < 3 || args.len().is_multiple_of(2) {
         return Err(RedisError::WrongArity);
     }
     let capacity = int(&args[2]).ok_or(e(errors::INSERT_BAD_CAPACITY))?;
@@ -124,11 +127,17 @@ pub fn reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `CF.ADD key item`: adds a copy, creating a default filter if the key is missing.
+///
+/// # Errors
+/// The command's error replies (RedisBloom's strings, listed in `docs/redis.md`).
 pub fn add(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     add_one(ctx, args, false)
 }
 
 /// `CF.ADDNX key item`: adds the item unless it may be present already.
+///
+/// # Errors
+/// The command's error replies (RedisBloom's strings, listed in `docs/redis.md`).
 pub fn addnx(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     add_one(ctx, args, true)
 }
@@ -157,11 +166,17 @@ fn add_one(ctx: &Context, args: Vec<RedisString>, nx: bool) -> RedisResult {
 }
 
 /// `CF.INSERT key [CAPACITY capacity] [NOCREATE] ITEMS item [item ...]`.
+///
+/// # Errors
+/// The command's error replies (RedisBloom's strings, listed in `docs/redis.md`).
 pub fn insert(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     insert_many(ctx, args, false)
 }
 
 /// `CF.INSERTNX key [CAPACITY capacity] [NOCREATE] ITEMS item [item ...]`.
+///
+/// # Errors
+/// The command's error replies (RedisBloom's strings, listed in `docs/redis.md`).
 pub fn insertnx(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     insert_many(ctx, args, true)
 }
@@ -224,6 +239,9 @@ fn insert_many(ctx: &Context, args: Vec<RedisString>, nx: bool) -> RedisResult {
 }
 
 /// `CF.EXISTS key item`: "maybe present" (1) or "definitely absent" (0).
+///
+/// # Errors
+/// The command's error replies (RedisBloom's strings, listed in `docs/redis.md`).
 pub fn exists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
@@ -236,6 +254,9 @@ pub fn exists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `CF.MEXISTS key item [item ...]`.
+///
+/// # Errors
+/// The command's error replies (RedisBloom's strings, listed in `docs/redis.md`).
 pub fn mexists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() < 3 {
         return Err(RedisError::WrongArity);
@@ -251,6 +272,9 @@ pub fn mexists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `CF.COUNT key item`: the copies of the item's fingerprint held (0 for a missing key).
+///
+/// # Errors
+/// The command's error replies (RedisBloom's strings, listed in `docs/redis.md`).
 pub fn count_item(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
@@ -262,6 +286,9 @@ pub fn count_item(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 
 /// `CF.DEL key item`: removes one copy. An item the filter says is definitely absent is
 /// refused with an error and nothing changes (RedisBloom replies 0).
+///
+/// # Errors
+/// The command's error replies (RedisBloom's strings, listed in `docs/redis.md`).
 pub fn del(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
@@ -280,6 +307,9 @@ pub fn del(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `CF.INFO key`: RedisBloom's eight fields in its order (a map in RESP3).
+///
+/// # Errors
+/// The command's error replies (RedisBloom's strings, listed in `docs/redis.md`).
 pub fn info(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() != 2 {
         return Err(RedisError::WrongArity);
@@ -313,11 +343,17 @@ pub fn info(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `CF.SCANDUMP key iterator`.
+///
+/// # Errors
+/// The command's error replies (RedisBloom's strings, listed in `docs/redis.md`).
 pub fn scandump(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     chunks::scandump(ctx, args, Family::Cuckoo)
 }
 
 /// `CF.LOADCHUNK key iterator data`.
+///
+/// # Errors
+/// The command's error replies (RedisBloom's strings, listed in `docs/redis.md`).
 pub fn loadchunk(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     chunks::loadchunk(ctx, args, Family::Cuckoo)
 }

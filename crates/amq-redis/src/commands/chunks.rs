@@ -22,6 +22,9 @@ fn bad_iterator(family: Family, load: bool) -> RedisError {
 }
 
 /// `*.SCANDUMP key iterator`.
+///
+/// # Errors
+/// The command's error replies (RedisBloom's strings, listed in `docs/redis.md`).
 pub fn scandump(ctx: &Context, args: Vec<RedisString>, family: Family) -> RedisResult {
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
@@ -56,6 +59,9 @@ pub fn scandump(ctx: &Context, args: Vec<RedisString>, family: Family) -> RedisR
 /// `*.LOADCHUNK key iterator data`: iterator 1 with the header creates the key (which must
 /// not exist); each later chunk must be the next one; the last one turns the key into the
 /// filter, checked as `AMQ.RESTORE` checks bytes (a key whose bytes do not decode is deleted).
+///
+/// # Errors
+/// The command's error replies (RedisBloom's strings, listed in `docs/redis.md`).
 pub fn loadchunk(ctx: &Context, args: Vec<RedisString>, family: Family) -> RedisResult {
     if args.len() != 4 {
         return Err(RedisError::WrongArity);

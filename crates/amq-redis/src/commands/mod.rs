@@ -5,7 +5,7 @@
 pub mod amq;
 pub mod bf;
 pub mod cf;
-mod chunks;
+pub mod chunks;
 mod spec;
 
 use redis_module::raw;

@@ -54,14 +54,14 @@ impl Plan {
 pub enum PlanDetails {
     /// A classic Bloom filter.
     Bloom {
-        /// [`bit_zero_probability`]: `(1 − 1/m)^(k·n)`.
+        /// [`bit_zero_probability`](super::bit_zero_probability): `(1 − 1/m)^(k·n)`.
         bit_zero_probability: f64,
         /// The real-valued optimum `(m/n)·ln 2`.
         optimal_k: f64,
     },
     /// A blocked Bloom filter.
     BlockedBloom {
-        /// [`bit_zero_probability`] over the whole table.
+        /// [`bit_zero_probability`](super::bit_zero_probability) over the whole table.
         bit_zero_probability: f64,
         /// The real-valued optimum `(m/n)·ln 2` of a classic filter of the same m.
         optimal_k: f64,
