@@ -187,6 +187,20 @@ fn plan_and_reserve_every_kind() {
         let e = fails(&mut c, command);
         assert!(e.starts_with(prefix), "{command}: {e}");
     }
+    // absurd sizes are planned or refused at once, and never allocated
+    let huge = "4611686018427387904";
+    let _ = cmd(
+        &mut c,
+        &format!("AMQ.PLAN scalable-bloom ITEMS {huge} ERROR 1e-12"),
+    );
+    let e = fails(&mut c, &format!("BF.RESERVE huge 0.000000000001 {huge}"));
+    assert!(e.starts_with("ERR "), "{e}");
+    let e = fails(
+        &mut c,
+        &format!("AMQ.RESERVE huge aging-bloom WINDOW {huge}"),
+    );
+    assert!(e.starts_with("ERR "), "{e}");
+    assert_eq!(int(&ok(&mut c, "EXISTS huge")), 0);
 }
 
 #[test]

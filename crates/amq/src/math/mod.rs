@@ -151,7 +151,7 @@ pub fn bloom_size(n: u64, target: f64, k: Option<u32>) -> Result<(u64, u32)> {
     }
     let pick = |m: u64| k.unwrap_or_else(|| best_k(n, m, BLOOM_MAX_K));
     let start = optimal_m(n, target);
-    let mut hi = (start * 1.05) as u64 + 64;
+    let mut hi = ((start * 1.05) as u64).saturating_add(64);
     while fpr(n, hi, pick(hi)) > target {
         hi = hi
             .checked_mul(2)
@@ -163,9 +163,9 @@ pub fn bloom_size(n: u64, target: f64, k: Option<u32>) -> Result<(u64, u32)> {
 }
 
 /// The smallest classic filter for n items whose [`fpr`] **and** [`fpr_exact`] are both at
-/// most `target`: [`bloom_size`], then m grown bit by bit until the exact expectation
-/// `(1 − (1 − 1/m)^(k·n))^k` is within `target` too (a few bits: it is a hair above the
-/// classic form). The aging filter's generations and the scalable filter's links are sized
+/// most `target`: [`bloom_size`], then the smallest larger m at which the exact expectation
+/// `(1 − (1 − 1/m)^(k·n))^k` is within `target` too (a few bits more: it is a hair above the
+/// classic form), found in at most 126 evaluations. The aging filter's generations and the scalable filter's links are sized
 /// this way, so the bound they state holds under either model.
 ///
 /// # Errors
@@ -178,13 +178,27 @@ pub fn bloom_size(n: u64, target: f64, k: Option<u32>) -> Result<(u64, u32)> {
 /// assert!(fpr(1000, m, k) <= 0.01 && fpr_exact(1000, m, k) <= 0.01);
 /// ```
 pub fn bloom_size_exact(n: u64, target: f64) -> Result<(u64, u32)> {
-    let (mut m, k) = bloom_size(n, target, None)?;
-    while fpr_exact(n, m, k) > target {
-        m = m
-            .checked_add(1)
-            .ok_or_else(|| Error::invalid("fpr", "m overflows"))?;
+    let (m0, k) = bloom_size(n, target, None)?;
+    let ok = |m: u64| fpr_exact(n, m, k) <= target;
+    if ok(m0) {
+        return Ok((m0, k));
     }
-    Ok((m, k))
+    // Steps of 1, 2, 4, ... bits past m0 until one is within the target, then the smallest m
+    // in the last step: bounded however flat the rate is in floating point at a huge m.
+    let too_big = || Error::invalid("fpr", "the filter would need more than 2^63 bits");
+    let (mut below, mut step) = (m0, 1u64);
+    let above = loop {
+        let m = m0
+            .checked_add(step)
+            .filter(|&m| m < 1 << 63)
+            .ok_or_else(too_big)?;
+        if ok(m) {
+            break m;
+        }
+        below = m;
+        step = step.checked_mul(2).ok_or_else(too_big)?;
+    };
+    Ok((smallest(below + 1, above, ok), k))
 }
 
 fn check_k(k: u32, max: u32) -> Result<()> {
