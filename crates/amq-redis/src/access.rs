@@ -80,10 +80,17 @@ pub fn filter(s: &Stored, family: Family) -> Result<&AnyFilter, RedisError> {
     match &s.state {
         State::Loading { .. } => Err(e(LOADING)),
         State::Ready(f) if family.accepts(f.kind()) => {
-            f.set_now(now());
+            clock(f);
             Ok(f)
         }
         State::Ready(_) => Err(e(WRONGTYPE)),
+    }
+}
+
+/// Sets the clock of the kinds that read one (the aging filter, the negative cache) to now.
+fn clock(f: &AnyFilter) {
+    if matches!(f.kind(), Kind::AgingBloom | Kind::NegativeCache) {
+        f.set_now(now());
     }
 }
 
@@ -97,7 +104,7 @@ pub fn filter_mut(s: &mut Stored, family: Family) -> Result<&mut AnyFilter, Redi
     match &mut s.state {
         State::Loading { .. } => Err(e(LOADING)),
         State::Ready(f) if family.accepts(f.kind()) => {
-            f.set_now(now());
+            clock(f);
             Ok(f)
         }
         State::Ready(_) => Err(e(WRONGTYPE)),

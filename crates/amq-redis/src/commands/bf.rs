@@ -212,7 +212,8 @@ fn add_items(
     multi: bool,
 ) -> RedisResult {
     let slot = Slot::open(ctx, key);
-    if slot.value()?.is_none() {
+    let created = slot.value()?.is_none();
+    if created {
         match create {
             Some(c) => c.store(&slot)?,
             None => return Err(e(errors::NOT_FOUND)),
@@ -221,25 +222,29 @@ fn add_items(
     let stored = slot.value()?.ok_or(e(errors::NOT_FOUND))?;
     let f = filter_mut(stored, Family::Bloom)?;
     let mut out = Vec::with_capacity(items.len());
+    let mut refused = None;
     for item in items {
         match ops::insert(f, item.as_slice()) {
             Ok(new) => out.push(boolean(new)),
-            Err(r) if !multi => {
-                ctx.replicate_verbatim();
-                return Err(r.bloom());
-            }
             Err(r) => {
-                out.push(RedisValue::StaticError(r.bloom_in_array()));
+                refused = Some(r);
                 break;
             }
         }
     }
-    ctx.replicate_verbatim();
-    Ok(if multi {
-        RedisValue::Array(out)
-    } else {
-        out.pop().unwrap_or(RedisValue::Null)
-    })
+    // replicated as given when it changed anything: the replica replays the same refusal
+    if created || !out.is_empty() {
+        ctx.replicate_verbatim();
+    }
+    match refused {
+        Some(r) if !multi => Err(r.bloom()),
+        Some(r) => {
+            out.push(RedisValue::StaticError(r.bloom_in_array()));
+            Ok(RedisValue::Array(out))
+        }
+        None if multi => Ok(RedisValue::Array(out)),
+        None => Ok(out.pop().unwrap_or(RedisValue::Null)),
+    }
 }
 
 /// `BF.EXISTS key item`: "maybe present" (1) or "definitely absent" (0); 0 for a missing key.

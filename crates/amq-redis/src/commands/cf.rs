@@ -147,7 +147,8 @@ fn add_one(ctx: &Context, args: Vec<RedisString>, nx: bool) -> RedisResult {
         return Err(RedisError::WrongArity);
     }
     let slot = Slot::open(ctx, &args[1]);
-    if slot.value()?.is_none() {
+    let created = slot.value()?.is_none();
+    if created {
         Create::default().store(&slot)?;
     }
     let f = filter_mut(slot.value()?.ok_or(e(errors::NOT_FOUND))?, Family::Cuckoo)?;
@@ -157,7 +158,9 @@ fn add_one(ctx: &Context, args: Vec<RedisString>, nx: bool) -> RedisResult {
     } else {
         ops::insert(f, item)
     };
-    ctx.replicate_verbatim();
+    if created || r.is_ok() {
+        ctx.replicate_verbatim();
+    }
     match r {
         // RedisBloom's CF.ADD replies 1 for every copy it adds
         Ok(new) => Ok(boolean(new || !nx)),
@@ -211,7 +214,8 @@ fn insert_many(ctx: &Context, args: Vec<RedisString>, nx: bool) -> RedisResult {
         _ => return Err(RedisError::WrongArity),
     };
     let slot = Slot::open(ctx, &args[1]);
-    if slot.value()?.is_none() {
+    let created = slot.value()?.is_none();
+    if created {
         if !create {
             return Err(e(errors::NOT_FOUND));
         }
@@ -219,12 +223,14 @@ fn insert_many(ctx: &Context, args: Vec<RedisString>, nx: bool) -> RedisResult {
     }
     let f = filter_mut(slot.value()?.ok_or(e(errors::NOT_FOUND))?, Family::Cuckoo)?;
     let mut out = Vec::with_capacity(args.len() - at);
+    let mut changed = created;
     for item in &args[at..] {
         let r = if nx {
             ops::insert_if_absent(f, item.as_slice())
         } else {
             ops::insert(f, item.as_slice())
         };
+        changed |= matches!(r, Ok(true)) || (r.is_ok() && !nx);
         out.push(match r {
             // RESP3: booleans for CF.INSERT, integers for CF.INSERTNX (RedisBloom's replies)
             Ok(new) if nx => RedisValue::Integer(i64::from(new)),
@@ -234,7 +240,9 @@ fn insert_many(ctx: &Context, args: Vec<RedisString>, nx: bool) -> RedisResult {
             Err(Refusal::Other(_)) => RedisValue::StaticError(errors::NOT_ADDED),
         });
     }
-    ctx.replicate_verbatim();
+    if changed {
+        ctx.replicate_verbatim();
+    }
     Ok(RedisValue::Array(out))
 }
 
