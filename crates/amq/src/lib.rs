@@ -13,6 +13,8 @@
 //! | [`BloomFilter`] | grows | no | no | false positives | 9.59 | 12–15 ns |
 //! | [`BlockedBloomFilter`] | grows | no | no | false positives | 9.90 | 14–16 ns, 10 ns batched |
 //! | [`CuckooFilter`] | grows to a capacity | yes | no | false positives | 12.63 (ε 0.19%) | 50–55 ns at 2^24 |
+//! | [`ScalableBloomFilter`] | grows without a set capacity (links) | no | no | false positives, ≤ ε over the chain | 11.03 (first link, at ε/2) | k probes per link |
+//! | [`ExpandableCuckooFilter`] | grows without a set capacity (links) | yes | no | false positives, ≤ ε over the chain | 12.63 (first link) | two buckets per link |
 //! | [`gcs`] (Golomb-coded set) | static | no | no | false positives | ≈ log₂(1/ε) + 1.5 | streaming decode |
 //! | [`SlidingWindowBloom`] | items at positions | no | archives old chunks | false positives | set by W, S, B | – |
 //! | [`AgingBloom`] | a window of items or seconds | no | yes, by generation | false positives | 16.6 (g = 4) | – |
@@ -32,6 +34,13 @@
 //! * [`CuckooFilter`]: fingerprints in a cuckoo hash table of 4-slot buckets, with deletion
 //!   ([`Remove`]) and copy counts ([`cuckoo`]). Fan, Andersen, Kaminsky and Mitzenmacher,
 //!   "Cuckoo Filter: Practically Better Than Bloom", CoNEXT 2014.
+//! * [`ScalableBloomFilter`]: a chain of classic filters, each n₀·sⁱ items at ε·(1 − r)·rⁱ, so the
+//!   whole chain stays within the asked ε ([`scalable`]). Almeida, Baquero, Preguiça and
+//!   Hutchison, "Scalable Bloom Filters", Information Processing Letters 101(6), 2007; the
+//!   command set of RedisBloom's `BF.*` (<https://redis.io/docs/latest/commands/bf.reserve/>).
+//! * [`ExpandableCuckooFilter`]: a chain of cuckoo filters with wider fingerprints as it grows,
+//!   within the asked ε over the chain ([`cuckoo::ExpandableCuckooFilter`]); the command set
+//!   of RedisBloom's `CF.*` (<https://redis.io/docs/latest/commands/cf.reserve/>).
 //! * [`gcs`]: Golomb-coded sets, static and about 1.5 bits above log₂(1/ε) per item, with
 //!   streaming `match_any`/`match_all`/`match_many`, a sampled index and a P/M planner.
 //!   Putze, Sanders and Singler 2007; Golomb, "Run-length encodings", IEEE Trans. Inf. Theory
@@ -98,16 +107,18 @@ pub mod math;
 pub mod negative;
 mod registry;
 pub mod rln;
+pub mod scalable;
 pub mod ttl;
 pub mod window;
 pub mod wire;
 
 pub use bloom::{BlockedBloomFilter, BloomFilter};
-pub use cuckoo::CuckooFilter;
+pub use cuckoo::{CuckooFilter, ExpandableCuckooFilter};
 pub use error::{Error, Result};
 pub use filter::{Filter, Insert, Item, Merge, Remove};
 pub use negative::NegativeCache;
 pub use registry::{AnyFilter, Details, Info};
 pub use rln::SlidingWindowCuckoo;
+pub use scalable::ScalableBloomFilter;
 pub use ttl::TtlCuckooFilter;
 pub use window::{AgingBloom, SlidingWindowBloom};

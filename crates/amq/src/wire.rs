@@ -58,6 +58,10 @@ pub enum Kind {
     /// [`SlidingWindowCuckoo`](crate::rln::SlidingWindowCuckoo): cuckoo filters by
     /// registration epoch.
     SlidingWindowCuckoo = 8,
+    /// [`ScalableBloomFilter`](crate::scalable::ScalableBloomFilter).
+    ScalableBloom = 9,
+    /// [`ExpandableCuckooFilter`](crate::cuckoo::ExpandableCuckooFilter).
+    ExpandableCuckoo = 10,
 }
 
 impl Kind {
@@ -72,12 +76,14 @@ impl Kind {
             6 => Kind::NegativeCache,
             7 => Kind::TtlCuckoo,
             8 => Kind::SlidingWindowCuckoo,
+            9 => Kind::ScalableBloom,
+            10 => Kind::ExpandableCuckoo,
             _ => return None,
         })
     }
 
     /// Every kind, in code order.
-    pub const ALL: [Kind; 8] = [
+    pub const ALL: [Kind; 10] = [
         Kind::Bloom,
         Kind::BlockedBloom,
         Kind::Cuckoo,
@@ -86,6 +92,8 @@ impl Kind {
         Kind::NegativeCache,
         Kind::TtlCuckoo,
         Kind::SlidingWindowCuckoo,
+        Kind::ScalableBloom,
+        Kind::ExpandableCuckoo,
     ];
 
     /// The kind with this [`name`](Self::name).
@@ -111,6 +119,8 @@ impl Kind {
             Kind::NegativeCache => "negative-cache",
             Kind::TtlCuckoo => "ttl-cuckoo",
             Kind::SlidingWindowCuckoo => "sliding-window-cuckoo",
+            Kind::ScalableBloom => "scalable-bloom",
+            Kind::ExpandableCuckoo => "expandable-cuckoo",
         }
     }
 }
@@ -130,7 +140,7 @@ impl<'de> serde::Deserialize<'de> for Kind {
             serde::de::Error::custom(alloc::format!(
                 "unknown filter kind {name:?} (bloom, blocked-bloom, cuckoo, \
                  sliding-window-bloom, aging-bloom, negative-cache, ttl-cuckoo, \
-                 sliding-window-cuckoo)"
+                 sliding-window-cuckoo, scalable-bloom, expandable-cuckoo)"
             ))
         })
     }

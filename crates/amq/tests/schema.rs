@@ -4,6 +4,8 @@
 //! them changes, these bytes change, and this test fails: then raise `wire::VERSION` and
 //! update the bytes on purpose. Every kind of the container has a pinned file here.
 
+use amq::cuckoo::{ExpandableCuckooFilter, ExpandableParams};
+use amq::scalable::{ScalableBloomFilter, ScalableParams};
 use amq::window::{Rotation, WindowParams};
 use amq::{
     AgingBloom, BlockedBloomFilter, BloomFilter, CuckooFilter, Insert, NegativeCache,
@@ -220,6 +222,75 @@ fn sliding_window_cuckoo_file_bytes_are_pinned() {
     assert_eq!(hex(&bytes), PINNED_SLIDING_WINDOW_CUCKOO_FILE);
 }
 
+/// A scalable Bloom filter of two links: the parameters as the layout in `to_bytes` documents
+/// them, each link's three words and then exactly the bits a classic filter of its m and k
+/// sets for its items.
+#[test]
+fn scalable_bloom_file_bytes_are_pinned() {
+    let p = ScalableParams::new(2, 0.1);
+    let mut f = ScalableBloomFilter::new(p, 7).unwrap();
+    for item in ["apple", "banana", "cherry"] {
+        assert_eq!(f.insert(item), Ok(true));
+    }
+    assert_eq!(f.links(), 2);
+    let bytes = f.to_bytes();
+    let links: Vec<_> = (0..2).map(|i| f.link(i).unwrap().clone()).collect();
+    let payload_len: u64 = links.iter().map(|l| 24 + l.size_bytes()).sum();
+    let params = [2, 0.1f64.to_bits(), 2, 0.5f64.to_bits(), 0, 7, 2];
+    let head = header(9, &params, payload_len);
+    assert_eq!(head.len(), 128);
+    assert_eq!(hex(&bytes[..128]), hex(&head));
+    let mut at = 128;
+    for (l, items) in links
+        .iter()
+        .zip([&["apple", "banana"][..], &["cherry"][..]])
+    {
+        let words: Vec<u64> = (0..3)
+            .map(|j| u64::from_le_bytes(bytes[at + 8 * j..at + 8 * j + 8].try_into().unwrap()))
+            .collect();
+        assert_eq!(words, [l.m(), u64::from(l.k()), items.len() as u64]);
+        let bits = spec_bloom_bits(items, l.m(), l.k(), 7);
+        assert_eq!(hex(&bytes[at + 24..at + 24 + bits.len()]), hex(&bits));
+        at += 24 + bits.len();
+    }
+    assert_eq!(hex(&bytes), PINNED_SCALABLE_FILE);
+}
+
+/// An expandable cuckoo filter of two links: the parameters, each link's five words and its
+/// packed buckets, padded to whole words.
+#[test]
+fn expandable_cuckoo_file_bytes_are_pinned() {
+    let p = ExpandableParams {
+        expansion: 1,
+        max_kicks: 20,
+        ..ExpandableParams::new(4, 0.01)
+    };
+    let mut f = ExpandableCuckooFilter::new(p, 7).unwrap();
+    for item in ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"] {
+        f.insert(item).unwrap();
+    }
+    assert_eq!(f.links(), 2);
+    let bytes = f.to_bytes();
+    let params = [4, 0.01f64.to_bits(), 1, 0.5f64.to_bits(), 20, 7, 0, 2];
+    let links: Vec<_> = (0..2).map(|i| f.link(i).unwrap().clone()).collect();
+    let payload_len: u64 = links
+        .iter()
+        .map(|l| 40 + l.size_bytes().next_multiple_of(8))
+        .sum();
+    let head = header(10, &params, payload_len);
+    assert_eq!(hex(&bytes[..128]), hex(&head));
+    let mut at = 128;
+    for l in &links {
+        let one = l.to_bytes(); // the link as a cuckoo file: its table is the same bytes
+        let table = &one[128..128 + l.size_bytes() as usize];
+        let w0 = u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+        assert_eq!(w0, u64::from(l.fingerprint_bits()));
+        assert_eq!(hex(&bytes[at + 40..at + 40 + table.len()]), hex(table));
+        at += 40 + table.len().next_multiple_of(8);
+    }
+    assert_eq!(hex(&bytes), PINNED_EXPANDABLE_FILE);
+}
+
 #[test]
 fn the_item_hash_is_pinned() {
     // XXH3-128 is the item hash of every general filter; these are the reference values of
@@ -348,4 +419,24 @@ const PINNED_SLIDING_WINDOW_CUCKOO_FILE: &str = concat!(
     "04000000000000000000000000000000000000000000000084bde6790f00c10c00000000000000000100000000000000",
     "010000000000000001000000000000000000000000000000000000000000000000000000000041010000000000000000",
     "641105cdc809a3ea",
+);
+
+const PINNED_SCALABLE_FILE: &str = concat!(
+    "414d510001000900070000000000000040000000000000000200000000000000",
+    "9a9999999999b93f0200000000000000000000000000e03f0000000000000000",
+    "0700000000000000020000000000000000000000000000000000000000000000",
+    "0000000000000000000000000000000000000000000000000000000000000000",
+    "0e0000000000000005000000000000000200000000000000cb2a000000000000",
+    "2000000000000000050000000000000001000000000000009200004800000000",
+    "f0c00d64774161fc",
+);
+const PINNED_EXPANDABLE_FILE: &str = concat!(
+    "414d510001000a00080000000000000070000000000000000400000000000000",
+    "7b14ae47e17a843f0100000000000000000000000000e03f1400000000000000",
+    "0700000000000000000000000000000002000000000000000000000000000000",
+    "0000000000000000000000000000000000000000000000000000000000000000",
+    "0c00000000000000020000000000000009000000000000009b0b000000000000",
+    "00000000000000006252aa09bdced85e710b05f4000000000c00000000000000",
+    "0200000000000000010000000000000000000000000000000000000000000000",
+    "fc01000000000000000000000000000097180654d02f376f",
 );

@@ -287,6 +287,16 @@ impl BloomFilter {
         Self::from_container(&c)
     }
 
+    /// A filter from checked parts (the scalable chain's decoder checks m and k first).
+    pub(crate) fn from_parts(bits: BitVec, k: u32, seed: u64, inserted: u64) -> Self {
+        BloomFilter {
+            bits,
+            k,
+            seed,
+            inserted,
+        }
+    }
+
     pub(crate) fn from_container(c: &wire::Container<'_>) -> Result<Self> {
         let p = c.expect(Kind::Bloom, 4)?;
         let (m, k, seed, inserted) = (p[0], p[1], p[2], p[3]);

@@ -57,23 +57,56 @@ impl CuckooFilter {
 
     pub(crate) fn from_container(c: &wire::Container<'_>) -> Result<Self> {
         let p = c.expect(Kind::Cuckoo, 7)?;
-        let (f, b, buckets, seed, len, vfp, vb) = (p[0], p[1], p[2], p[3], p[4], p[5], p[6]);
+        if p[1] != u64::from(SLOTS_PER_BUCKET) {
+            return Err(Error::corrupt(
+                24,
+                alloc::format!("{} slots per bucket, only 4 is supported", p[1]),
+            ));
+        }
+        Self::from_fields(p[0], p[2], p[3], p[4], p[5], p[6], c.payload)
+    }
+
+    /// The words of [`to_bytes`](Self::to_bytes) but the slots per bucket: f, buckets,
+    /// fingerprints held, victim fingerprint, victim bucket.
+    pub(crate) fn fields(&self) -> [u64; 5] {
+        [
+            u64::from(self.f),
+            self.buckets,
+            self.len,
+            u64::from(self.victim_fp),
+            self.victim_bucket,
+        ]
+    }
+
+    /// The packed buckets, `buckets · f/2` bytes (the payload of [`to_bytes`](Self::to_bytes)).
+    pub(crate) fn table_bytes(&self) -> &[u8] {
+        &self.table[..self.table.len() - PAD]
+    }
+
+    /// A filter from its encoded fields and table, checked as [`from_bytes`](Self::from_bytes)
+    /// checks them (errors at offset 24, the parameters).
+    pub(crate) fn from_fields(
+        f: u64,
+        buckets: u64,
+        seed: u64,
+        len: u64,
+        vfp: u64,
+        vb: u64,
+        payload: &[u8],
+    ) -> Result<Self> {
         let bad = |what: alloc::string::String| Err(Error::corrupt(24, what));
         if !FINGERPRINT_BITS.iter().any(|&w| u64::from(w) == f) {
             return bad(alloc::format!("fingerprint width {f} is not 8, 12 or 16"));
-        }
-        if b != u64::from(SLOTS_PER_BUCKET) {
-            return bad(alloc::format!("{b} slots per bucket, only 4 is supported"));
         }
         if buckets == 0 || buckets > MAX_BUCKETS {
             return bad(alloc::format!("{buckets} buckets is out of range"));
         }
         let f = f as u32;
-        if buckets.checked_mul(u64::from(f / 2)) != Some(c.payload.len() as u64) {
+        if buckets.checked_mul(u64::from(f / 2)) != Some(payload.len() as u64) {
             return bad(alloc::format!(
                 "{buckets} buckets of {f}-bit slots need {} payload bytes, found {}",
                 u128::from(buckets) * u128::from(f / 2),
-                c.payload.len()
+                payload.len()
             ));
         }
         if vfp >> f != 0 {
@@ -88,10 +121,10 @@ impl CuckooFilter {
         }
         let mut table = Vec::new();
         table
-            .try_reserve_exact(c.payload.len() + PAD)
+            .try_reserve_exact(payload.len() + PAD)
             .map_err(|_| Error::corrupt(64, "cannot allocate the table"))?;
-        table.extend_from_slice(c.payload);
-        table.resize(c.payload.len() + PAD, 0);
+        table.extend_from_slice(payload);
+        table.resize(payload.len() + PAD, 0);
         let held: u64 = with_f!(f, F => (0..buckets)
             .map(|i| u64::from(Lanes::<F>::occupied(&table, i)))
             .sum::<u64>())

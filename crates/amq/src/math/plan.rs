@@ -6,6 +6,7 @@ use super::{
     best_k, bit_zero_probability, blocked_best_k, blocked_fpr, blocked_fpr_exact, blocked_size,
     bloom_size, check_k, fpr, fpr_exact, optimal_k, BLOCK_BITS, BLOOM_MAX_K,
 };
+use super::{Plan, PlanDetails, RotationUnit};
 use crate::error::{Error, Result};
 use crate::window::{Rotation, WindowParams};
 use crate::wire::Kind;
@@ -122,6 +123,41 @@ pub enum Spec {
     TtlCuckoo(crate::ttl::TtlSpec),
     /// A [`SlidingWindowCuckoo`](crate::SlidingWindowCuckoo) ([`rln::plan`](crate::rln::plan)).
     SlidingWindowCuckoo(crate::rln::RlnSpec),
+    /// A [`ScalableBloomFilter`](crate::ScalableBloomFilter) whose first link holds n items,
+    /// with the whole chain within ε.
+    ScalableBloom {
+        /// n₀, the items of the first link.
+        items: u64,
+        /// ε, the bound on the whole chain's rate.
+        fpr: f64,
+        /// s, the growth of link capacities (default 2).
+        #[cfg_attr(feature = "serde", serde(default = "default_expansion"))]
+        expansion: u32,
+        /// r, the tightening of link rates (default 0.5).
+        #[cfg_attr(feature = "serde", serde(default = "default_tightening"))]
+        tightening: f64,
+        /// One link at ε that refuses items past n (default `false`).
+        #[cfg_attr(feature = "serde", serde(default))]
+        nonscaling: bool,
+    },
+    /// An [`ExpandableCuckooFilter`](crate::ExpandableCuckooFilter) whose first link holds n
+    /// items, with the whole chain within ε.
+    ExpandableCuckoo {
+        /// n₀, the items of the first link.
+        items: u64,
+        /// ε, the bound on the whole chain's rate.
+        fpr: f64,
+        /// s, the growth of link capacities; 0: never grows (default 2).
+        #[cfg_attr(feature = "serde", serde(default = "default_expansion"))]
+        expansion: u32,
+        /// r, the tightening of link rates (default 0.5).
+        #[cfg_attr(feature = "serde", serde(default = "default_tightening"))]
+        tightening: f64,
+        /// The most fingerprints one insert moves (default
+        /// [`MAX_KICKS`](crate::cuckoo::MAX_KICKS)).
+        #[cfg_attr(feature = "serde", serde(default = "default_kicks"))]
+        max_kicks: u32,
+    },
 }
 
 impl Spec {
@@ -136,6 +172,8 @@ impl Spec {
             Spec::NegativeCache { .. } => Kind::NegativeCache,
             Spec::TtlCuckoo(_) => Kind::TtlCuckoo,
             Spec::SlidingWindowCuckoo(_) => Kind::SlidingWindowCuckoo,
+            Spec::ScalableBloom { .. } => Kind::ScalableBloom,
+            Spec::ExpandableCuckoo { .. } => Kind::ExpandableCuckoo,
         }
     }
 
@@ -165,166 +203,19 @@ impl Spec {
     }
 }
 
-/// A filter plan: its shape and what it is expected to do.
-///
-/// The common fields mean the same for every kind; `details` holds the kind's own (and, as
-/// JSON with feature `serde`, its `"kind"` field).
-#[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct Plan {
-    /// The kind and its own figures.
-    #[cfg_attr(feature = "serde", serde(flatten))]
-    pub details: PlanDetails,
-    /// n, the number of items planned for (the window's items for the window kinds, the
-    /// slots for a negative cache).
-    pub items: u64,
-    /// m, the number of bits (of the active window; of all generations; of the fingerprints).
-    pub m_bits: u64,
-    /// k, the hash functions (probes): the buckets a cuckoo query reads (2), the sets a
-    /// negative-cache query reads (1).
-    pub k: u32,
-    /// Bytes of payload.
-    pub bytes: u64,
-    /// m/n.
-    pub bits_per_key: f64,
-    /// Expected ε at n items: [`fpr`](super::fpr) for `bloom`, [`blocked_fpr`] for
-    /// `blocked-bloom`, [`cuckoo::fpr`](crate::cuckoo::fpr) at the planned load, the steady
-    /// state of a full window, the bound over all generations, the bound `w·2⁻ᵇ`.
-    pub fpr: f64,
-    /// The exact-expectation form where there is one (else equal to `fpr`).
-    pub fpr_exact: f64,
+#[cfg(feature = "serde")]
+fn default_expansion() -> u32 {
+    crate::scalable::DEFAULT_EXPANSION
 }
 
-impl Plan {
-    /// The kind planned.
-    pub fn kind(&self) -> Kind {
-        self.details.kind()
-    }
+#[cfg(feature = "serde")]
+fn default_tightening() -> f64 {
+    crate::scalable::DEFAULT_TIGHTENING
 }
 
-/// What a [`Plan`] says of its kind only.
-#[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(tag = "kind", rename_all = "kebab-case")
-)]
-#[non_exhaustive]
-pub enum PlanDetails {
-    /// A classic Bloom filter.
-    Bloom {
-        /// [`bit_zero_probability`]: `(1 − 1/m)^(k·n)`.
-        bit_zero_probability: f64,
-        /// The real-valued optimum `(m/n)·ln 2`.
-        optimal_k: f64,
-    },
-    /// A blocked Bloom filter.
-    BlockedBloom {
-        /// [`bit_zero_probability`] over the whole table.
-        bit_zero_probability: f64,
-        /// The real-valued optimum `(m/n)·ln 2` of a classic filter of the same m.
-        optimal_k: f64,
-    },
-    /// A cuckoo filter.
-    Cuckoo {
-        /// f, the fingerprint width in bits.
-        fingerprint_bits: u32,
-        /// Buckets of [`SLOTS_PER_BUCKET`](crate::cuckoo::SLOTS_PER_BUCKET) slots.
-        buckets: u64,
-        /// b, the slots per bucket.
-        slots_per_bucket: u32,
-        /// α at n items.
-        load_factor: f64,
-    },
-    /// A sliding-window Bloom filter.
-    SlidingWindowBloom {
-        /// W, the bits of the active window.
-        window_bits: u64,
-        /// S, the bits of one chunk.
-        chunk_bits: u64,
-        /// B, the insertions per slide.
-        batch: u64,
-    },
-    /// An aging Bloom filter.
-    AgingBloom {
-        /// g, the generations.
-        generations: u32,
-        /// m of one generation.
-        m_bits_per_generation: u64,
-        /// `count` (insertions) or `seconds`.
-        rotation: RotationUnit,
-        /// Insertions or seconds per generation.
-        rotation_period: u64,
-        /// The window always remembered: (g − 1) periods.
-        window_at_least: u64,
-        /// The window at most remembered: g periods.
-        window_at_most: u64,
-    },
-    /// A negative cache.
-    NegativeCache {
-        /// l: 2ˡ slots.
-        l: u32,
-        /// b, the fingerprint bits.
-        b: u32,
-        /// w, the slots per set.
-        ways: u32,
-        /// 2ˡ.
-        slots: u64,
-        /// The TTL in seconds, if entries expire.
-        ttl_seconds: Option<u64>,
-    },
-    /// A TTL cuckoo filter.
-    TtlCuckoo(crate::ttl::TtlPlan),
-    /// A sliding-window cuckoo filter.
-    SlidingWindowCuckoo(crate::rln::RlnPlan),
-}
-
-impl PlanDetails {
-    /// The kind these details belong to.
-    pub fn kind(&self) -> Kind {
-        match self {
-            PlanDetails::Bloom { .. } => Kind::Bloom,
-            PlanDetails::BlockedBloom { .. } => Kind::BlockedBloom,
-            PlanDetails::Cuckoo { .. } => Kind::Cuckoo,
-            PlanDetails::SlidingWindowBloom { .. } => Kind::SlidingWindowBloom,
-            PlanDetails::AgingBloom { .. } => Kind::AgingBloom,
-            PlanDetails::NegativeCache { .. } => Kind::NegativeCache,
-            PlanDetails::TtlCuckoo(_) => Kind::TtlCuckoo,
-            PlanDetails::SlidingWindowCuckoo(_) => Kind::SlidingWindowCuckoo,
-        }
-    }
-}
-
-/// How an aging filter's generations rotate: by a count of insertions or by seconds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(rename_all = "lowercase")
-)]
-pub enum RotationUnit {
-    /// Every c insertions.
-    Count,
-    /// Every Δ seconds.
-    Seconds,
-}
-
-impl RotationUnit {
-    /// The unit and the period of a rotation.
-    pub fn of(rotation: Rotation) -> (RotationUnit, u64) {
-        match rotation {
-            Rotation::Count(c) => (RotationUnit::Count, c),
-            Rotation::Time(d) => (RotationUnit::Seconds, d),
-        }
-    }
-
-    /// `count` or `seconds`.
-    pub fn name(self) -> &'static str {
-        match self {
-            RotationUnit::Count => "count",
-            RotationUnit::Seconds => "seconds",
-        }
-    }
+#[cfg(feature = "serde")]
+fn default_kicks() -> u32 {
+    crate::cuckoo::MAX_KICKS
 }
 
 /// Plans a filter: its shape, size and expected false-positive rate, without allocating it.
@@ -429,6 +320,32 @@ pub fn plan(spec: &Spec) -> Result<Plan> {
                 fpr_exact: bound,
             })
         }
+        Spec::ScalableBloom {
+            items,
+            fpr,
+            expansion,
+            tightening,
+            nonscaling,
+        } => crate::scalable::plan(&crate::scalable::ScalableParams {
+            capacity: items,
+            fpr,
+            expansion,
+            tightening,
+            scaling: !nonscaling,
+        }),
+        Spec::ExpandableCuckoo {
+            items,
+            fpr,
+            expansion,
+            tightening,
+            max_kicks,
+        } => crate::cuckoo::expandable_plan(&crate::cuckoo::ExpandableParams {
+            capacity: items,
+            fpr,
+            expansion,
+            tightening,
+            max_kicks,
+        }),
         Spec::NegativeCache { l, b, ways, ttl } => {
             let bytes = crate::negative::planned_bytes(l, b, ways, ttl)?;
             let slots = 1u64 << l;

@@ -5,8 +5,8 @@ use crate::clock::Clock;
 use crate::math::RotationUnit;
 use crate::wire::Kind;
 use crate::{
-    AgingBloom, BlockedBloomFilter, BloomFilter, CuckooFilter, NegativeCache, SlidingWindowBloom,
-    SlidingWindowCuckoo, TtlCuckooFilter,
+    AgingBloom, BlockedBloomFilter, BloomFilter, CuckooFilter, ExpandableCuckooFilter,
+    NegativeCache, ScalableBloomFilter, SlidingWindowBloom, SlidingWindowCuckoo, TtlCuckooFilter,
 };
 use alloc::vec::Vec;
 
@@ -205,6 +205,56 @@ pub enum Details {
         /// The bound on ε of a query at any epoch.
         fpr_bound: f64,
     },
+    /// A scalable Bloom filter; `k` is the active link's.
+    ScalableBloom {
+        /// Links in the chain.
+        links: u32,
+        /// Σ n₀·sⁱ, the items every link together is planned for.
+        capacity: u64,
+        /// s, each link holds s times the items of the one before.
+        expansion: u32,
+        /// r, each link's ε is r times the one before.
+        tightening: f64,
+        /// `false` for a filter that never grows.
+        scaling: bool,
+        /// The stated bound on the chain's rate however far it grows (at most the asked ε).
+        fpr_bound: f64,
+        /// The chain's rate under the model at the current counts.
+        expected_fpr: f64,
+        /// Each link's capacity, oldest first.
+        link_capacities: Vec<u64>,
+        /// Each link's items, oldest first.
+        link_counts: Vec<u64>,
+        /// Each link's planned ε, oldest first.
+        link_fprs: Vec<f64>,
+    },
+    /// An expandable cuckoo filter; the common fields cover every link.
+    ExpandableCuckoo {
+        /// Links in the chain.
+        links: u32,
+        /// Σ n₀·sⁱ, the items every link together is planned for.
+        capacity: u64,
+        /// s, each link holds s times the items of the one before (0: never grows).
+        expansion: u32,
+        /// r, each link's ε is r times the one before.
+        tightening: f64,
+        /// The most fingerprints one insert moves.
+        max_kicks: u32,
+        /// Successful deletes since creation.
+        deleted: u64,
+        /// Buckets of every link.
+        buckets: u64,
+        /// b, the slots per bucket.
+        slots_per_bucket: u32,
+        /// The stated bound on the chain's rate however far it grows (at most the asked ε).
+        fpr_bound: f64,
+        /// Each link's fingerprint width, oldest first.
+        link_fingerprint_bits: Vec<u32>,
+        /// Each link's buckets, oldest first.
+        link_buckets: Vec<u64>,
+        /// Each link's fingerprints held, oldest first.
+        link_counts: Vec<u64>,
+    },
 }
 
 impl Details {
@@ -219,6 +269,8 @@ impl Details {
             Details::NegativeCache { .. } => Kind::NegativeCache,
             Details::TtlCuckoo { .. } => Kind::TtlCuckoo,
             Details::SlidingWindowCuckoo { .. } => Kind::SlidingWindowCuckoo,
+            Details::ScalableBloom { .. } => Kind::ScalableBloom,
+            Details::ExpandableCuckoo { .. } => Kind::ExpandableCuckoo,
         }
     }
 }
@@ -439,6 +491,70 @@ impl SlidingWindowCuckoo {
             bytes: self.size_bytes(),
             fill_ratio: members as f64 / slots.max(1) as f64,
             estimated_items: members as f64,
+            estimated_fpr: self.estimated_fpr(),
+        }
+    }
+}
+
+impl ScalableBloomFilter {
+    /// Shape, fill and estimated ε of the whole chain ([`Info`]); m and the bytes cover every
+    /// link, k is the active link's.
+    pub fn info(&self) -> Info {
+        let links: Vec<&BloomFilter> = (0..self.links()).filter_map(|i| self.link(i)).collect();
+        let p = self.params();
+        Info {
+            details: Details::ScalableBloom {
+                links: self.links(),
+                capacity: self.capacity(),
+                expansion: p.expansion,
+                tightening: p.tightening,
+                scaling: p.scaling,
+                fpr_bound: self.fpr_bound(),
+                expected_fpr: self.expected_fpr(),
+                link_capacities: (0..self.links()).map(|i| self.link_capacity(i)).collect(),
+                link_counts: links.iter().map(|l| l.inserted()).collect(),
+                link_fprs: (0..self.links()).map(|i| self.link_fpr(i)).collect(),
+            },
+            m_bits: self.m(),
+            k: self.k(),
+            seed: self.seed(),
+            inserted: self.inserted(),
+            bytes: self.size_bytes(),
+            fill_ratio: self.fill_ratio(),
+            estimated_items: self.estimated_items(),
+            estimated_fpr: self.estimated_fpr(),
+        }
+    }
+}
+
+impl ExpandableCuckooFilter {
+    /// Shape, load and ε now of the whole chain ([`Info`]); k = 2 (a query reads two buckets
+    /// of each link), the fill is the load factor α over every link.
+    pub fn info(&self) -> Info {
+        let links: Vec<&CuckooFilter> = (0..self.links()).filter_map(|i| self.link(i)).collect();
+        let p = self.params();
+        Info {
+            details: Details::ExpandableCuckoo {
+                links: self.links(),
+                capacity: self.capacity(),
+                expansion: p.expansion,
+                tightening: p.tightening,
+                max_kicks: p.max_kicks,
+                deleted: self.deleted(),
+                buckets: self.buckets(),
+                slots_per_bucket: crate::cuckoo::SLOTS_PER_BUCKET,
+                fpr_bound: self.fpr_bound(),
+                link_fingerprint_bits: links.iter().map(|l| l.fingerprint_bits()).collect(),
+                link_buckets: links.iter().map(|l| l.buckets()).collect(),
+                link_counts: links.iter().map(|l| l.inserted()).collect(),
+            },
+            m_bits: self.m(),
+            k: 2,
+            seed: self.seed(),
+            inserted: self.inserted(),
+            bytes: self.size_bytes(),
+            fill_ratio: self.load_factor(),
+            estimated_items: self.inserted() as f64,
             estimated_fpr: self.estimated_fpr(),
         }
     }

@@ -10,13 +10,15 @@ mod info;
 pub use info::{Details, Info};
 
 use crate::clock::ManualClock;
+use crate::cuckoo::ExpandableParams;
 use crate::error::{Error, Result};
 use crate::filter::{Filter, Insert, Remove};
 use crate::math::{PlanDetails, Spec};
+use crate::scalable::ScalableParams;
 use crate::wire::{self, Kind};
 use crate::{
-    AgingBloom, BlockedBloomFilter, BloomFilter, CuckooFilter, NegativeCache, SlidingWindowBloom,
-    SlidingWindowCuckoo, TtlCuckooFilter,
+    AgingBloom, BlockedBloomFilter, BloomFilter, CuckooFilter, ExpandableCuckooFilter,
+    NegativeCache, ScalableBloomFilter, SlidingWindowBloom, SlidingWindowCuckoo, TtlCuckooFilter,
 };
 use alloc::vec::Vec;
 
@@ -60,6 +62,10 @@ pub enum AnyFilter {
     TtlCuckoo(TtlCuckooFilter<ManualClock>),
     /// A sliding-window cuckoo filter (members at registration epochs).
     SlidingWindowCuckoo(SlidingWindowCuckoo),
+    /// A scalable Bloom filter (a chain of Bloom filters that grows).
+    ScalableBloom(ScalableBloomFilter),
+    /// An expandable cuckoo filter (a chain of cuckoo filters that grows).
+    ExpandableCuckoo(ExpandableCuckooFilter),
 }
 
 /// Applies `$body` to the filter inside any variant, bound to `$f`.
@@ -74,6 +80,8 @@ macro_rules! each {
             AnyFilter::NegativeCache($f) => $body,
             AnyFilter::TtlCuckoo($f) => $body,
             AnyFilter::SlidingWindowCuckoo($f) => $body,
+            AnyFilter::ScalableBloom($f) => $body,
+            AnyFilter::ExpandableCuckoo($f) => $body,
         }
     };
 }
@@ -144,6 +152,38 @@ impl AnyFilter {
             Spec::SlidingWindowCuckoo(s) => AnyFilter::SlidingWindowCuckoo(
                 SlidingWindowCuckoo::with_fpr(s.epoch_items, s.fpr, seed)?,
             ),
+            Spec::ScalableBloom {
+                items,
+                fpr,
+                expansion,
+                tightening,
+                nonscaling,
+            } => AnyFilter::ScalableBloom(ScalableBloomFilter::new(
+                ScalableParams {
+                    capacity: items,
+                    fpr,
+                    expansion,
+                    tightening,
+                    scaling: !nonscaling,
+                },
+                seed,
+            )?),
+            Spec::ExpandableCuckoo {
+                items,
+                fpr,
+                expansion,
+                tightening,
+                max_kicks,
+            } => AnyFilter::ExpandableCuckoo(ExpandableCuckooFilter::new(
+                ExpandableParams {
+                    capacity: items,
+                    fpr,
+                    expansion,
+                    tightening,
+                    max_kicks,
+                },
+                seed,
+            )?),
         })
     }
 
@@ -175,6 +215,12 @@ impl AnyFilter {
             Kind::SlidingWindowCuckoo => {
                 AnyFilter::SlidingWindowCuckoo(SlidingWindowCuckoo::from_container(&c)?)
             }
+            Kind::ScalableBloom => {
+                AnyFilter::ScalableBloom(ScalableBloomFilter::from_container(&c)?)
+            }
+            Kind::ExpandableCuckoo => {
+                AnyFilter::ExpandableCuckoo(ExpandableCuckooFilter::from_container(&c)?)
+            }
         })
     }
 
@@ -188,6 +234,11 @@ impl AnyFilter {
         each!(self, f => f.size_bytes())
     }
 
+    /// The kind's [`Info::inserted`] count, without walking the tables.
+    pub fn inserted(&self) -> u64 {
+        each!(self, f => f.inserted())
+    }
+
     /// The kind.
     pub fn kind(&self) -> Kind {
         match self {
@@ -199,6 +250,8 @@ impl AnyFilter {
             AnyFilter::NegativeCache(_) => Kind::NegativeCache,
             AnyFilter::TtlCuckoo(_) => Kind::TtlCuckoo,
             AnyFilter::SlidingWindowCuckoo(_) => Kind::SlidingWindowCuckoo,
+            AnyFilter::ScalableBloom(_) => Kind::ScalableBloom,
+            AnyFilter::ExpandableCuckoo(_) => Kind::ExpandableCuckoo,
         }
     }
 
@@ -234,6 +287,8 @@ impl AnyFilter {
             AnyFilter::Cuckoo(f) => Ok(f.contains(item)),
             AnyFilter::AgingBloom(f) => Ok(f.contains(item)),
             AnyFilter::TtlCuckoo(f) => Ok(Filter::contains(f, item)),
+            AnyFilter::ScalableBloom(f) => Ok(f.contains(item)),
+            AnyFilter::ExpandableCuckoo(f) => Ok(f.contains(item)),
             AnyFilter::SlidingWindowCuckoo(_) => Err(Error::Unsupported {
                 kind: Kind::SlidingWindowCuckoo.name(),
                 operation: "membership without an epoch (ask for a member at its registration \
@@ -265,6 +320,8 @@ impl AnyFilter {
             AnyFilter::Cuckoo(f) => f.contains_batch(items, out),
             AnyFilter::AgingBloom(f) => f.contains_batch(items, out),
             AnyFilter::TtlCuckoo(f) => f.contains_batch(items, out),
+            AnyFilter::ScalableBloom(f) => f.contains_batch(items, out),
+            AnyFilter::ExpandableCuckoo(f) => f.contains_batch(items, out),
             other => {
                 crate::filter::check_batch(items.len(), out.len());
                 if let Some(first) = items.first() {
@@ -293,6 +350,8 @@ impl AnyFilter {
             AnyFilter::NegativeCache(c) => Ok(c.insert(item)),
             AnyFilter::TtlCuckoo(f) => Insert::insert(f, item),
             AnyFilter::SlidingWindowCuckoo(f) => f.register(item).map(|_| true),
+            AnyFilter::ScalableBloom(f) => f.insert(item),
+            AnyFilter::ExpandableCuckoo(f) => f.insert(item),
         }
     }
 
@@ -302,7 +361,10 @@ impl AnyFilter {
     pub fn deletes(&self) -> bool {
         matches!(
             self,
-            AnyFilter::Cuckoo(_) | AnyFilter::TtlCuckoo(_) | AnyFilter::NegativeCache(_)
+            AnyFilter::Cuckoo(_)
+                | AnyFilter::TtlCuckoo(_)
+                | AnyFilter::ExpandableCuckoo(_)
+                | AnyFilter::NegativeCache(_)
         )
     }
 
@@ -317,6 +379,7 @@ impl AnyFilter {
             AnyFilter::Cuckoo(f) => Ok(f.remove(item)),
             AnyFilter::NegativeCache(c) => Ok(c.remove(item)),
             AnyFilter::TtlCuckoo(f) => Ok(Remove::remove(f, item)),
+            AnyFilter::ExpandableCuckoo(f) => Ok(f.remove(item)),
             AnyFilter::SlidingWindowCuckoo(_) => Err(Error::Unsupported {
                 kind: Kind::SlidingWindowCuckoo.name(),
                 operation: "deletion without an epoch (slash a member at its registration \
@@ -340,6 +403,8 @@ impl AnyFilter {
             (AnyFilter::Bloom(a), AnyFilter::Bloom(b)) => a.union(b),
             (AnyFilter::BlockedBloom(a), AnyFilter::BlockedBloom(b)) => a.union(b),
             (AnyFilter::Cuckoo(a), AnyFilter::Cuckoo(b)) => a.union(b),
+            (AnyFilter::ScalableBloom(a), AnyFilter::ScalableBloom(b)) => a.union(b),
+            (AnyFilter::ExpandableCuckoo(a), AnyFilter::ExpandableCuckoo(b)) => a.union(b),
             (a, b) if a.kind() == b.kind() => Err(Error::Unsupported {
                 kind: a.kind().name(),
                 operation: "merge",

@@ -56,7 +56,7 @@ pub(crate) fn aging_shape(
             ))
         }
     };
-    let (m, k) = generation_size(c, per_generation_fpr(fpr, generations)?)?;
+    let (m, k) = math::bloom_size_exact(c, per_generation_fpr(fpr, generations)?)?;
     check(m, k, generations, rotation)?;
     let bytes = 8 * (m * u64::from(group_bits(generations))).div_ceil(64);
     Ok(AgingShape {
@@ -65,19 +65,6 @@ pub(crate) fn aging_shape(
         rotation,
         bytes,
     })
-}
-
-/// m and k for one generation of `c` items at rate `per`: [`math::bloom_size`] (the classic
-/// formula), then m grown until the exact expectation `(1 − (1 − 1/m)^(kc))^k` is within
-/// `per` too (a few bits: the exact form is a hair above the classic one).
-fn generation_size(c: u64, per: f64) -> Result<(u64, u32)> {
-    let (mut m, k) = math::bloom_size(c, per, None)?;
-    while math::fpr_exact(c, m, k) > per {
-        m = m
-            .checked_add(1)
-            .ok_or_else(|| Error::invalid("fpr", "m overflows"))?;
-    }
-    Ok((m, k))
 }
 
 fn per_generation_fpr(fpr: f64, g: u32) -> Result<f64> {

@@ -1,0 +1,316 @@
+//! `AMQ.*`: what RedisBloom does not have, over the same keys. The planner, every `.amq`
+//! kind (the blocked Bloom filter, the aging filter with per-item expiry in seconds, the
+//! negative cache, the sliding window...), union, and the filter moved as its `.amq` bytes,
+//! byte-identical to the command line's files.
+
+use super::{chunks, spec};
+use crate::access::{self, filter_mut, read, Family, Slot};
+use crate::args::is;
+use crate::errors::{self, e};
+use crate::ops;
+use crate::replies::{boolean, json};
+use crate::stored::{State, Stored};
+use amq::math::plan;
+use amq::AnyFilter;
+use redis_module::{Context, RedisError, RedisResult, RedisString, RedisValue};
+
+/// `AMQ.PLAN <kind> [options]`: the planner's [`Plan`](amq::math::Plan), as `amq plan --json`
+/// prints it, without creating anything.
+///
+/// # Errors
+/// The command's error replies: `ERR not found`, `WRONGTYPE`, the library's errors.
+pub fn plan_cmd(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    if args.len() < 2 {
+        return Err(RedisError::WrongArity);
+    }
+    let (s, _) = spec::parse(&args[1..])?;
+    let p = plan(&s).map_err(|e| errors::lib(&e))?;
+    json(
+        ctx,
+        &serde_json::to_value(&p).map_err(|e| errors::err(e.to_string()))?,
+    )
+}
+
+/// `AMQ.RESERVE key <kind> [options]`: an empty filter of any kind, as planned.
+///
+/// # Errors
+/// The command's error replies: `ERR not found`, `WRONGTYPE`, the library's errors.
+pub fn reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    if args.len() < 3 {
+        return Err(RedisError::WrongArity);
+    }
+    let (s, seed) = spec::parse(&args[2..])?;
+    let slot = Slot::open(ctx, &args[1]);
+    if slot.value()?.is_some() {
+        return Err(e(errors::ITEM_EXISTS));
+    }
+    let p = plan(&s).map_err(|e| errors::lib(&e))?;
+    ops::check_size(p.bytes)?;
+    let f = AnyFilter::new(&s, seed).map_err(|e| errors::lib(&e))?;
+    slot.set(Stored::ready(f))?;
+    ctx.replicate_verbatim();
+    Ok(RedisValue::SimpleStringStatic("OK"))
+}
+
+/// `AMQ.ADD key item [item ...]`: for each item, `true` if it was new (a sliding window
+/// replies the position it gave the item). An aging filter and a negative cache stamp the
+/// items with the server's time, and the command is replicated as `AMQ.ADDAT` with that time,
+/// so replicas and the AOF hold the same bits.
+///
+/// # Errors
+/// The command's error replies: `ERR not found`, `WRONGTYPE`, the library's errors.
+pub fn add(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    if args.len() < 3 {
+        return Err(RedisError::WrongArity);
+    }
+    add_at(ctx, &args[1], access::now(), &args[2..])
+}
+
+/// `AMQ.ADDAT key unix-seconds item [item ...]`: [`add`] at a given time (what `AMQ.ADD`
+/// replicates as).
+///
+/// # Errors
+/// The command's error replies: `ERR not found`, `WRONGTYPE`, the library's errors.
+pub fn addat(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    if args.len() < 4 {
+        return Err(RedisError::WrongArity);
+    }
+    let t = args[2]
+        .parse_unsigned_integer()
+        .map_err(|_| errors::err("the time must be unsigned seconds since the Unix epoch"))?;
+    add_at(ctx, &args[1], t, &args[3..])
+}
+
+fn add_at(ctx: &Context, key: &RedisString, t: u64, items: &[RedisString]) -> RedisResult {
+    let slot = Slot::open(ctx, key);
+    let f = filter_mut(slot.value()?.ok_or(e(errors::NOT_FOUND))?, Family::Any)?;
+    f.set_now(t);
+    let mut out = Vec::with_capacity(items.len());
+    let mut refused = None;
+    for item in items {
+        let position = match &*f {
+            AnyFilter::SlidingWindowBloom(w) => Some(w.next_position()),
+            _ => None,
+        };
+        match ops::insert(f, item.as_slice()) {
+            Ok(new) => out.push(match position {
+                Some(p) => RedisValue::Integer(i64::try_from(p).unwrap_or(i64::MAX)),
+                None => boolean(new),
+            }),
+            Err(r) => {
+                refused = Some(r);
+                break;
+            }
+        }
+    }
+    if !out.is_empty() {
+        replicate_at(ctx, "AMQ.ADDAT", key, t, &items[..out.len()]);
+    }
+    match refused {
+        Some(r) if out.is_empty() => Err(r.cuckoo()),
+        Some(r) => {
+            out.push(RedisValue::StaticError(r.bloom_in_array()));
+            Ok(RedisValue::Array(out))
+        }
+        None => Ok(RedisValue::Array(out)),
+    }
+}
+
+/// Replicates `command key t items...`.
+fn replicate_at(ctx: &Context, command: &str, key: &RedisString, t: u64, items: &[RedisString]) {
+    let t = t.to_string();
+    let mut argv: Vec<&[u8]> = vec![key.as_slice(), t.as_bytes()];
+    argv.extend(items.iter().map(RedisString::as_slice));
+    ctx.replicate(command, argv.as_slice());
+}
+
+/// `AMQ.EXISTS key item [item ...]`, or `AMQ.EXISTS key POSITION p item [item ...]` for a
+/// sliding window: for each item, "maybe present" (`true`) or "definitely absent"; a negative
+/// cache answers the other way round, "definitely present" (`true`) or "maybe absent". A
+/// missing key answers `false`.
+///
+/// # Errors
+/// The command's error replies: `ERR not found`, `WRONGTYPE`, the library's errors.
+pub fn exists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    if args.len() < 3 {
+        return Err(RedisError::WrongArity);
+    }
+    access::read_filter(ctx, &args[1], Family::Any, |f| {
+        let Some(f) = f else {
+            return Ok(RedisValue::Array(vec![boolean(false); args.len() - 2]));
+        };
+        let windowed = matches!(f, AnyFilter::SlidingWindowBloom(_));
+        let (position, items) = if windowed && args.len() >= 5 && is(&args[2], "POSITION") {
+            let p = args[3]
+                .parse_unsigned_integer()
+                .map_err(|_| errors::err("POSITION needs an unsigned integer"))?;
+            (Some(p), &args[4..])
+        } else {
+            (None, &args[2..])
+        };
+        let answers = items
+            .iter()
+            .map(|i| match position {
+                Some(p) => ops::exists_at(f, i.as_slice(), p),
+                None => ops::exists(f, i.as_slice()),
+            })
+            .map(|r| r.map(boolean))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(RedisValue::Array(answers))
+    })
+}
+
+/// `AMQ.DEL key item`: removes one copy from a filter that deletes (the cuckoo filters, the
+/// negative cache); an item it says is definitely absent is refused and nothing changes.
+/// Replicated as `AMQ.DELAT` with the server's time.
+///
+/// # Errors
+/// The command's error replies: `ERR not found`, `WRONGTYPE`, the library's errors.
+pub fn del(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    if args.len() != 3 {
+        return Err(RedisError::WrongArity);
+    }
+    del_at(ctx, &args[1], access::now(), &args[2])
+}
+
+/// `AMQ.DELAT key unix-seconds item`: [`del`] at a given time.
+///
+/// # Errors
+/// The command's error replies: `ERR not found`, `WRONGTYPE`, the library's errors.
+pub fn delat(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    if args.len() != 4 {
+        return Err(RedisError::WrongArity);
+    }
+    let t = args[2]
+        .parse_unsigned_integer()
+        .map_err(|_| errors::err("the time must be unsigned seconds since the Unix epoch"))?;
+    del_at(ctx, &args[1], t, &args[3])
+}
+
+fn del_at(ctx: &Context, key: &RedisString, t: u64, item: &RedisString) -> RedisResult {
+    let slot = Slot::open(ctx, key);
+    let f = filter_mut(slot.value()?.ok_or(e(errors::NOT_FOUND))?, Family::Any)?;
+    f.set_now(t);
+    match f.remove(item.as_slice()) {
+        Ok(true) => {
+            replicate_at(ctx, "AMQ.DELAT", key, t, std::slice::from_ref(item));
+            Ok(boolean(true))
+        }
+        Ok(false) => Err(e(errors::NOT_DELETED)),
+        Err(err) => Err(errors::lib(&err)),
+    }
+}
+
+/// `AMQ.MERGE destination source [source ...]`: the union of the sources into the
+/// destination (created as a copy of the first source if missing). Every filter must be of
+/// the same kind and shape; nothing changes on any error.
+///
+/// # Errors
+/// The command's error replies: `ERR not found`, `WRONGTYPE`, the library's errors.
+pub fn merge(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    if args.len() < 3 {
+        return Err(RedisError::WrongArity);
+    }
+    let mut sources = Vec::with_capacity(args.len() - 2);
+    for key in &args[2..] {
+        let f = access::read_filter(ctx, key, Family::Any, |f| {
+            f.cloned().ok_or(e(errors::NOT_FOUND))
+        })?;
+        sources.push(f);
+    }
+    let slot = Slot::open(ctx, &args[1]);
+    let mut merged = match slot.value()? {
+        Some(s) => access::filter(s, Family::Any)?.clone(),
+        None => sources.remove(0),
+    };
+    for s in &sources {
+        merged.merge(s).map_err(|e| errors::lib(&e))?;
+    }
+    ops::check_size(merged.size_bytes())?;
+    match slot.value()? {
+        Some(s) => {
+            s.touched();
+            s.state = State::Ready(Box::new(merged));
+        }
+        None => slot.set(Stored::ready(merged))?,
+    }
+    ctx.replicate_verbatim();
+    Ok(RedisValue::SimpleStringStatic("OK"))
+}
+
+/// `AMQ.DUMP key`: the filter's `.amq` bytes, as `amq build` writes them.
+///
+/// # Errors
+/// The command's error replies: `ERR not found`, `WRONGTYPE`, the library's errors.
+pub fn dump(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    if args.len() != 2 {
+        return Err(RedisError::WrongArity);
+    }
+    read(ctx, &args[1], |v| {
+        let s = v.ok_or(e(errors::NOT_FOUND))?;
+        Ok(RedisValue::StringBuffer(
+            access::filter(s, Family::Any)?.to_bytes(),
+        ))
+    })
+}
+
+/// `AMQ.RESTORE key bytes [REPLACE]`: a filter from `.amq` bytes of any kind, checked as
+/// every decoder checks them (a length it reads is never trusted).
+///
+/// # Errors
+/// The command's error replies: `ERR not found`, `WRONGTYPE`, the library's errors.
+pub fn restore(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    let replace = match args.len() {
+        3 => false,
+        4 if is(&args[3], "REPLACE") => true,
+        4 => return Err(e(errors::SYNTAX)),
+        _ => return Err(RedisError::WrongArity),
+    };
+    let f = AnyFilter::from_bytes(args[2].as_slice()).map_err(|e| errors::lib(&e))?;
+    ops::check_size(f.size_bytes())?;
+    let slot = Slot::open(ctx, &args[1]);
+    if slot.exists() && !replace {
+        return Err(e(errors::BUSYKEY));
+    }
+    if slot.exists() {
+        slot.delete()?;
+    }
+    slot.set(Stored::ready(f))?;
+    ctx.replicate_verbatim();
+    Ok(RedisValue::SimpleStringStatic("OK"))
+}
+
+/// `AMQ.INFO key`: the library's [`Info`](amq::Info), as `amq info --json` prints it (the
+/// aging filter and the negative cache as of now).
+///
+/// # Errors
+/// The command's error replies: `ERR not found`, `WRONGTYPE`, the library's errors.
+pub fn info(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    if args.len() != 2 {
+        return Err(RedisError::WrongArity);
+    }
+    read(ctx, &args[1], |v| {
+        let s = v.ok_or(e(errors::NOT_FOUND))?;
+        let i = access::filter(s, Family::Any)?.info();
+        json(
+            ctx,
+            &serde_json::to_value(&i).map_err(|e| errors::err(e.to_string()))?,
+        )
+    })
+}
+
+/// `AMQ.SCANDUMP key iterator`: any kind in chunks ([`chunks::scandump`]).
+///
+/// # Errors
+/// The command's error replies: `ERR not found`, `WRONGTYPE`, the library's errors.
+pub fn scandump(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    chunks::scandump(ctx, args, Family::Any)
+}
+
+/// `AMQ.LOADCHUNK key iterator data`: any kind from chunks (what the AOF rewrite emits).
+///
+/// # Errors
+/// The command's error replies: `ERR not found`, `WRONGTYPE`, the library's errors.
+pub fn loadchunk(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    chunks::loadchunk(ctx, args, Family::Any)
+}

@@ -1,0 +1,223 @@
+//! Where the module meets Redis's C API without a safe wrapper in `redis-module`: the data
+//! type's callbacks (RDB load and save, AOF rewrite, memory usage, copy, free) and the
+//! command information (arity and key specs) that Redis 7.0 takes through
+//! `RedisModule_SetCommandInfo`.
+//!
+//! `unsafe` is denied in the workspace and allowed in this file only: Redis calls these
+//! functions through C function pointers with raw pointers it owns (`unsafe extern "C"` is
+//! the only way to be called back), `RedisModule_EmitAOF` is a C variadic function, and
+//! `redis-module` 2.0.8 registers command information only through an API that Redis 7.0
+//! lacks (`RedisModule_SetCommandACLCategories`, 7.2), so the two calls that set it are made
+//! here. Each `unsafe` block says what it relies on.
+#![allow(unsafe_code)]
+
+use crate::commands::{CommandInfo, Keys, TABLE};
+use crate::stored::{self, Stored, CHUNK_BYTES};
+use redis_module::commands::{
+    get_redis_key_spec, BeginSearch, FindKeys, KeySpec, KeySpecFlags as F,
+};
+use redis_module::native_types::RedisType;
+use redis_module::{raw, Context};
+use std::ffi::{c_char, c_int, c_longlong, c_void, CString};
+use std::ptr;
+
+/// The module's one data type: every filter kind, as `TYPE key` reports it (`amqfilter`).
+pub static AMQ_TYPE: RedisType = RedisType::new(
+    "amqfilter",
+    stored::RDB_VERSION,
+    raw::RedisModuleTypeMethods {
+        version: raw::REDISMODULE_TYPE_METHOD_VERSION as u64,
+        rdb_load: Some(rdb_load),
+        rdb_save: Some(rdb_save),
+        aof_rewrite: Some(aof_rewrite),
+        mem_usage: Some(mem_usage),
+        digest: None,
+        free: Some(free),
+        aux_load: None,
+        aux_save: None,
+        aux_save_triggers: 0,
+        free_effort: None,
+        unlink: None,
+        copy: Some(copy),
+        defrag: None,
+        mem_usage2: None,
+        free_effort2: None,
+        unlink2: None,
+        copy2: None,
+        aux_save2: None,
+    },
+);
+
+/// Loads a value: one string buffer ([`stored::rdb_decode`]). Bytes that do not decode give
+/// NULL, which Redis reports as a corrupt RDB (or a `RESTORE` error) instead of a crash.
+unsafe extern "C" fn rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
+    let Ok(buffer) = raw::load_string_buffer(rdb) else {
+        return ptr::null_mut();
+    };
+    match std::panic::catch_unwind(|| stored::rdb_decode(encver, buffer.as_ref())) {
+        Ok(Ok(value)) => Box::into_raw(Box::new(value)).cast::<c_void>(),
+        _ => ptr::null_mut(),
+    }
+}
+
+/// Saves a value as one string buffer ([`stored::rdb_encode`]).
+unsafe extern "C" fn rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {
+    // SAFETY: Redis passes back the pointer `rdb_load` or `RedisModule_ModuleTypeSetValue`
+    // got from `Box::<Stored>::into_raw`, and no command runs while it saves.
+    let value = unsafe { &*value.cast::<Stored>() };
+    raw::save_slice(rdb, &stored::rdb_encode(value));
+}
+
+/// Rewrites a value into the AOF as `AMQ.LOADCHUNK` commands: the dump header, then the
+/// `.amq` bytes in chunks of at most 16 MiB (a load in progress is written as it stands).
+unsafe extern "C" fn aof_rewrite(
+    aof: *mut raw::RedisModuleIO,
+    key: *mut raw::RedisModuleString,
+    value: *mut c_void,
+) {
+    // SAFETY: as in `rdb_save`.
+    let value = unsafe { &*value.cast::<Stored>() };
+    let (header, amq) = match &value.state {
+        stored::State::Ready(f) => {
+            let amq = f.to_bytes();
+            (stored::dump_header(f.kind(), amq.len() as u64), amq)
+        }
+        stored::State::Loading { kind, total, bytes } => {
+            (stored::dump_header(*kind, *total), bytes.clone())
+        }
+    };
+    // SAFETY: Redis fills the API table before any callback runs; `EmitAOF` is read by value.
+    let Some(emit) = (unsafe { raw::RedisModule_EmitAOF }) else {
+        return;
+    };
+    let (name, fmt) = (c"AMQ.LOADCHUNK", c"slb");
+    // SAFETY: the "slb" format takes a RedisModuleString*, a long long and a buffer as a
+    // char pointer and a size_t; every pointer outlives the call.
+    unsafe {
+        emit(
+            aof,
+            name.as_ptr(),
+            fmt.as_ptr(),
+            key,
+            1 as c_longlong,
+            header.as_ptr().cast::<c_char>(),
+            header.len(),
+        );
+    }
+    let mut it: i64 = 1;
+    for chunk in amq.chunks(CHUNK_BYTES) {
+        it += chunk.len() as i64;
+        // SAFETY: as above.
+        unsafe {
+            emit(
+                aof,
+                name.as_ptr(),
+                fmt.as_ptr(),
+                key,
+                it as c_longlong,
+                chunk.as_ptr().cast::<c_char>(),
+                chunk.len(),
+            );
+        }
+    }
+}
+
+/// `MEMORY USAGE`: the bytes the value takes ([`Stored::memory`]).
+unsafe extern "C" fn mem_usage(value: *const c_void) -> usize {
+    // SAFETY: as in `rdb_save`.
+    let value = unsafe { &*value.cast::<Stored>() };
+    value.memory()
+}
+
+/// `COPY`: a deep copy.
+unsafe extern "C" fn copy(
+    _from: *mut raw::RedisModuleString,
+    _to: *mut raw::RedisModuleString,
+    value: *const c_void,
+) -> *mut c_void {
+    // SAFETY: as in `rdb_save`.
+    let value = unsafe { &*value.cast::<Stored>() };
+    Box::into_raw(Box::new(value.clone())).cast::<c_void>()
+}
+
+/// Frees a value.
+unsafe extern "C" fn free(value: *mut c_void) {
+    if !value.is_null() {
+        // SAFETY: the pointer came from `Box::<Stored>::into_raw` and Redis frees it once.
+        drop(unsafe { Box::from_raw(value.cast::<Stored>()) });
+    }
+}
+
+/// The key specs of a command.
+fn key_specs(keys: Keys) -> Vec<KeySpec> {
+    let spec = |flags, index, last| {
+        KeySpec::new(
+            None,
+            flags,
+            BeginSearch::new_index(index),
+            FindKeys::new_range(last, 1, 0),
+        )
+    };
+    match keys {
+        Keys::None => Vec::new(),
+        Keys::First(flags) => vec![spec(F::from_bits_truncate(flags), 1, 0)],
+        Keys::DestinationAndSources => {
+            vec![
+                spec(F::READ_WRITE | F::INSERT, 1, 0),
+                spec(F::READ_ONLY | F::ACCESS, 2, -1),
+            ]
+        }
+    }
+}
+
+/// The version of `RedisModuleCommandInfo` this build fills (version 1, Redis 7.0's).
+static INFO_VERSION: raw::RedisModuleCommandInfoVersion = raw::RedisModuleCommandInfoVersion {
+    version: 1,
+    sizeof_historyentry: std::mem::size_of::<raw::RedisModuleCommandHistoryEntry>(),
+    sizeof_keyspec: std::mem::size_of::<raw::RedisModuleCommandKeySpec>(),
+    sizeof_arg: std::mem::size_of::<raw::RedisModuleCommandArg>(),
+};
+
+/// Sets the arity and key specs of every command of [`TABLE`] (after the commands were
+/// created), so `COMMAND INFO` shows them and a cluster routes by them.
+///
+/// # Errors
+/// The name of the first command Redis does not know or refuses the information of.
+pub fn set_command_info(ctx: &Context) -> Result<(), String> {
+    // SAFETY: the API table is filled by `RedisModule_Init`; the pointers are read by value.
+    let (Some(get), Some(set)) = (unsafe { raw::RedisModule_GetCommand }, unsafe {
+        raw::RedisModule_SetCommandInfo
+    }) else {
+        return Err("this server has no RedisModule_SetCommandInfo (Redis 7.0 or later)".into());
+    };
+    for &CommandInfo { name, arity, keys } in TABLE {
+        let cname = CString::new(name).map_err(|_| name.to_string())?;
+        // SAFETY: `ctx` is the module's context during OnLoad; the name is a C string.
+        let command = unsafe { get(ctx.get_raw(), cname.as_ptr()) };
+        if command.is_null() {
+            return Err(format!("{name} was not created"));
+        }
+        let mut specs = get_redis_key_spec(key_specs(keys));
+        let info = raw::RedisModuleCommandInfo {
+            version: &INFO_VERSION,
+            summary: ptr::null(),
+            complexity: ptr::null(),
+            since: ptr::null(),
+            history: ptr::null_mut(),
+            tips: ptr::null(),
+            arity,
+            key_specs: if matches!(keys, Keys::None) {
+                ptr::null_mut()
+            } else {
+                specs.as_mut_ptr()
+            },
+            args: ptr::null_mut(),
+        };
+        // SAFETY: `info` and the zero-terminated `specs` (no notes or keywords, so no
+        // strings to free) outlive the call, which copies what it keeps.
+        if unsafe { set(command, &info) } != raw::REDISMODULE_OK as c_int {
+            return Err(format!("Redis refused the command information of {name}"));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,188 @@
+//! What the commands do to a filter beyond the registry's calls: inserts that respect the
+//! per-filter memory limit (a chain adds a link only if the limit allows it), and the
+//! replies of a refused insert.
+
+use crate::errors::{self, e};
+use amq::{AnyFilter, Error};
+use redis_module::RedisError;
+use std::sync::atomic::{AtomicI64, Ordering};
+
+/// `amq.max-filter-bytes`: the most bytes of tables one filter may take (1 GiB by default;
+/// `CONFIG SET amq.max-filter-bytes <bytes>` changes it).
+pub static MAX_FILTER_BYTES: AtomicI64 = AtomicI64::new(DEFAULT_MAX_FILTER_BYTES);
+/// The default of `amq.max-filter-bytes`: 1 GiB.
+pub const DEFAULT_MAX_FILTER_BYTES: i64 = 1 << 30;
+
+/// The memory limit now.
+pub fn limit() -> u64 {
+    u64::try_from(MAX_FILTER_BYTES.load(Ordering::Relaxed)).unwrap_or(0)
+}
+
+/// `Ok` if a filter of `bytes` bytes is within the limit.
+///
+/// # Errors
+/// The "over amq.max-filter-bytes" error.
+pub fn check_size(bytes: u64) -> Result<(), RedisError> {
+    let limit = limit();
+    if bytes > limit {
+        Err(errors::too_big(bytes, limit))
+    } else {
+        Ok(())
+    }
+}
+
+/// Why an insert added nothing.
+#[derive(Debug)]
+pub enum Refusal {
+    /// The filter is full and does not grow (RedisBloom's `NONSCALING`, `EXPANSION 0`).
+    Full,
+    /// The chain grows, but may not add another link (its most links, or the next link's ε
+    /// cannot be met).
+    MaxLinks,
+    /// The next link would take the filter over the memory limit.
+    TooBig(RedisError),
+    /// Any other error of the library.
+    Other(RedisError),
+}
+
+impl Refusal {
+    /// The reply of a `BF.*` command.
+    pub fn bloom(self) -> RedisError {
+        match self {
+            Refusal::Full => e(errors::NONSCALING_FULL),
+            Refusal::MaxLinks => e(errors::MAX_EXPANSIONS),
+            Refusal::TooBig(r) | Refusal::Other(r) => r,
+        }
+    }
+
+    /// The reply of a single-item `CF.*` command.
+    pub fn cuckoo(self) -> RedisError {
+        match self {
+            Refusal::Full => e(errors::FILTER_FULL),
+            Refusal::MaxLinks => e(errors::MAX_EXPANSIONS),
+            Refusal::TooBig(r) | Refusal::Other(r) => r,
+        }
+    }
+
+    /// The error of a `BF.*` refusal inside an array reply.
+    pub fn bloom_in_array(self) -> &'static str {
+        match self {
+            Refusal::Full => errors::NONSCALING_FULL,
+            Refusal::MaxLinks => errors::MAX_EXPANSIONS,
+            Refusal::TooBig(_) => errors::TOO_BIG,
+            Refusal::Other(_) => errors::NOT_ADDED,
+        }
+    }
+}
+
+/// Inserts an item's bytes: `Ok(true)` if it was new. A chain whose active link is full adds
+/// a link first, if it grows and the link fits within the memory limit; a sliding window (it
+/// archives as it goes) inserts only while it is within the limit.
+///
+/// # Errors
+/// A [`Refusal`]; the filter is unchanged.
+pub fn insert(f: &mut AnyFilter, item: &[u8]) -> Result<bool, Refusal> {
+    match f {
+        AnyFilter::ScalableBloom(s) => {
+            let h = s.hash(item);
+            match s.try_insert_hash(h) {
+                Err(Error::Full { .. }) => {
+                    grow(s.can_grow(), s.params().scaling, s.size_bytes(), || {
+                        s.next_link_bytes()
+                    })?;
+                    s.grow().map_err(|e| Refusal::Other(errors::lib(&e)))?;
+                    s.try_insert_hash(h)
+                        .map_err(|e| Refusal::Other(errors::lib(&e)))
+                }
+                other => other.map_err(|e| Refusal::Other(errors::lib(&e))),
+            }
+        }
+        AnyFilter::ExpandableCuckoo(c) => {
+            let h = c.hash(item);
+            match c.try_insert_hash(h) {
+                Err(Error::Full { .. }) => {
+                    let grows = c.params().expansion > 0;
+                    grow(c.can_grow(), grows, c.size_bytes(), || c.next_link_bytes())?;
+                    c.grow().map_err(|e| Refusal::Other(errors::lib(&e)))?;
+                    c.try_insert_hash(h)
+                        .map_err(|e| Refusal::Other(errors::lib(&e)))
+                }
+                other => other.map_err(|e| Refusal::Other(errors::lib(&e))),
+            }
+        }
+        AnyFilter::SlidingWindowBloom(w) => {
+            check_size(w.size_bytes().saturating_add(w.params().chunk_bits / 8))
+                .map_err(Refusal::TooBig)?;
+            f.insert(item).map_err(|e| Refusal::Other(errors::lib(&e)))
+        }
+        _ => f.insert(item).map_err(|e| match e {
+            Error::Full { .. } => Refusal::Full,
+            e => Refusal::Other(errors::lib(&e)),
+        }),
+    }
+}
+
+/// Decides whether a chain whose active link is full may add one.
+fn grow(
+    can: bool,
+    grows: bool,
+    size: u64,
+    next: impl FnOnce() -> amq::Result<u64>,
+) -> Result<(), Refusal> {
+    if !grows {
+        return Err(Refusal::Full);
+    }
+    if !can {
+        return Err(Refusal::MaxLinks);
+    }
+    let add = next().map_err(|_| Refusal::MaxLinks)?;
+    check_size(size.saturating_add(add)).map_err(Refusal::TooBig)
+}
+
+/// Inserts an item unless the filter may hold it already (`CF.ADDNX`, `CF.INSERTNX`):
+/// `Ok(false)` then, with nothing added.
+///
+/// # Errors
+/// As [`insert`].
+pub fn insert_if_absent(f: &mut AnyFilter, item: &[u8]) -> Result<bool, Refusal> {
+    if f.contains(item)
+        .map_err(|e| Refusal::Other(errors::lib(&e)))?
+    {
+        return Ok(false);
+    }
+    insert(f, item)
+}
+
+/// The copies of an item's fingerprint a cuckoo filter holds (`CF.COUNT`).
+pub fn count(f: &AnyFilter, item: &[u8]) -> u64 {
+    match f {
+        AnyFilter::ExpandableCuckoo(c) => c.count(item),
+        AnyFilter::Cuckoo(c) => u64::from(c.count(item)),
+        other => u64::from(other.contains(item).unwrap_or(false)),
+    }
+}
+
+/// "Maybe present" for any kind: a negative cache answers "definitely present" here, a
+/// sliding window needs [`exists_at`].
+///
+/// # Errors
+/// The library's error for a kind that cannot answer without a position.
+pub fn exists(f: &AnyFilter, item: &[u8]) -> Result<bool, RedisError> {
+    match f {
+        AnyFilter::NegativeCache(c) => Ok(c.contains(item)),
+        other => other.contains(item).map_err(|e| errors::lib(&e)),
+    }
+}
+
+/// "Maybe present" for an item at a position of a sliding-window filter.
+///
+/// # Errors
+/// An error for any other kind.
+pub fn exists_at(f: &AnyFilter, item: &[u8], position: u64) -> Result<bool, RedisError> {
+    match f {
+        AnyFilter::SlidingWindowBloom(w) => Ok(w.contains(item, position)),
+        _ => Err(errors::err(
+            "POSITION applies to a sliding-window filter only",
+        )),
+    }
+}

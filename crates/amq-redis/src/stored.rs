@@ -1,0 +1,360 @@
+//! The value a key of the module's type holds: a filter of any `.amq` kind, or one being
+//! loaded chunk by chunk; its RDB encoding; and the chunked dump that `*.SCANDUMP`,
+//! `*.LOADCHUNK` and the AOF rewrite share.
+//!
+//! Nothing here touches Redis: the callbacks in [`ffi`](crate::ffi) and the commands call
+//! these functions with bytes.
+
+use amq::wire::Kind;
+use amq::AnyFilter;
+use std::cell::RefCell;
+
+/// The version of the RDB encoding this build writes (the module type's `encver`); it reads
+/// this version only.
+pub const RDB_VERSION: i32 = 1;
+
+/// The most bytes one `*.SCANDUMP` chunk or one AOF `AMQ.LOADCHUNK` carries (RedisBloom cuts
+/// at 16 MiB too: <https://redis.io/docs/latest/commands/bf.scandump/>).
+pub const CHUNK_BYTES: usize = 16 << 20;
+
+/// The magic of the dump header chunk (iterator 1): `AMQD`.
+const DUMP_MAGIC: [u8; 4] = *b"AMQD";
+/// The dump header: magic, version (u16), kind code (u16), total length (u64), chunk size
+/// (u64), all little-endian.
+pub const DUMP_HEADER_LEN: usize = 24;
+/// The version of the dump header.
+const DUMP_VERSION: u16 = 1;
+
+/// A key's value.
+#[derive(Debug)]
+pub struct Stored {
+    /// The filter, or the bytes received so far.
+    pub state: State,
+    /// The `.amq` bytes of the filter while a `*.SCANDUMP` walks them (dropped on any write
+    /// and when the walk reaches its end).
+    pub dump: RefCell<Option<Vec<u8>>>,
+}
+
+/// What a key holds.
+#[derive(Debug)]
+pub enum State {
+    /// A filter, ready.
+    Ready(Box<AnyFilter>),
+    /// A dump being loaded by `*.LOADCHUNK`: the kind its header announced, the `.amq`
+    /// length it announced, and the bytes received so far (in order).
+    Loading {
+        /// The kind the header announced.
+        kind: Kind,
+        /// The `.amq` length the header announced.
+        total: u64,
+        /// The bytes received so far.
+        bytes: Vec<u8>,
+    },
+}
+
+impl Stored {
+    /// A key holding `filter`.
+    pub fn ready(filter: AnyFilter) -> Self {
+        Stored {
+            state: State::Ready(Box::new(filter)),
+            dump: RefCell::new(None),
+        }
+    }
+
+    /// Bytes of memory the value takes: the filter's tables or the bytes loaded, the cached
+    /// dump, and the structures around them.
+    pub fn memory(&self) -> usize {
+        let body = match &self.state {
+            State::Ready(f) => f.size_bytes() as usize + std::mem::size_of::<AnyFilter>(),
+            State::Loading { bytes, .. } => bytes.capacity(),
+        };
+        let cached = self.dump.borrow().as_ref().map_or(0, Vec::capacity);
+        std::mem::size_of::<Stored>() + body + cached
+    }
+
+    /// Forgets the cached dump (after a write).
+    pub fn touched(&mut self) {
+        *self.dump.get_mut() = None;
+    }
+}
+
+impl Clone for Stored {
+    fn clone(&self) -> Self {
+        let state = match &self.state {
+            State::Ready(f) => State::Ready(f.clone()),
+            State::Loading { kind, total, bytes } => State::Loading {
+                kind: *kind,
+                total: *total,
+                bytes: bytes.clone(),
+            },
+        };
+        Stored {
+            state,
+            dump: RefCell::new(None),
+        }
+    }
+}
+
+/// Why bytes from the RDB, a chunk or `AMQ.RESTORE` were refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused(pub String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The RDB encoding of a value: one string of a tag byte and its body. Tag 0: the filter's
+/// `.amq` bytes. Tag 1: a load in progress, the kind code (u16), the announced length (u64)
+/// and the bytes received so far.
+pub fn rdb_encode(value: &Stored) -> Vec<u8> {
+    match &value.state {
+        State::Ready(f) => {
+            let mut out = vec![0u8];
+            out.extend_from_slice(&f.to_bytes());
+            out
+        }
+        State::Loading { kind, total, bytes } => {
+            let mut out = vec![1u8];
+            out.extend_from_slice(&(*kind as u16).to_le_bytes());
+            out.extend_from_slice(&total.to_le_bytes());
+            out.extend_from_slice(bytes);
+            out
+        }
+    }
+}
+
+/// Decodes [`rdb_encode`]'s bytes of encoding version `encver`, checking everything the
+/// `.amq` decoder checks and never trusting a length it reads.
+///
+/// # Errors
+/// [`Refused`] for another version, an unknown tag, or bytes that do not decode.
+pub fn rdb_decode(encver: i32, bytes: &[u8]) -> Result<Stored, Refused> {
+    if encver != RDB_VERSION {
+        return Err(Refused(format!(
+            "RDB encoding version {encver} (this build reads {RDB_VERSION})"
+        )));
+    }
+    match bytes.split_first() {
+        Some((0, amq)) => AnyFilter::from_bytes(amq)
+            .map(Stored::ready)
+            .map_err(|e| Refused(e.to_string())),
+        Some((1, rest)) if rest.len() >= 10 => {
+            let code = u16::from_le_bytes([rest[0], rest[1]]);
+            let kind = Kind::from_code(code)
+                .ok_or_else(|| Refused(format!("unknown filter kind code {code}")))?;
+            let total = u64::from_le_bytes(rest[2..10].try_into().expect("8 bytes"));
+            let bytes = &rest[10..];
+            if bytes.len() as u64 > total {
+                return Err(Refused(format!(
+                    "{} bytes loaded of an announced {total}",
+                    bytes.len()
+                )));
+            }
+            Ok(Stored {
+                state: State::Loading {
+                    kind,
+                    total,
+                    bytes: bytes.to_vec(),
+                },
+                dump: RefCell::new(None),
+            })
+        }
+        _ => Err(Refused("unknown RDB value tag".into())),
+    }
+}
+
+/// The header chunk of a dump of `total` bytes of `.amq` file of a filter of `kind`.
+pub fn dump_header(kind: Kind, total: u64) -> Vec<u8> {
+    let mut h = Vec::with_capacity(DUMP_HEADER_LEN);
+    h.extend_from_slice(&DUMP_MAGIC);
+    h.extend_from_slice(&DUMP_VERSION.to_le_bytes());
+    h.extend_from_slice(&(kind as u16).to_le_bytes());
+    h.extend_from_slice(&total.to_le_bytes());
+    h.extend_from_slice(&(CHUNK_BYTES as u64).to_le_bytes());
+    h
+}
+
+/// Reads a dump header: the kind and the announced `.amq` length.
+///
+/// # Errors
+/// [`Refused`] for anything but a header [`dump_header`] wrote.
+pub fn read_dump_header(h: &[u8]) -> Result<(Kind, u64), Refused> {
+    let bad = |why: &str| Err(Refused(format!("received bad data ({why})")));
+    if h.len() != DUMP_HEADER_LEN || h[..4] != DUMP_MAGIC {
+        return bad("not an amq dump header");
+    }
+    if u16::from_le_bytes([h[4], h[5]]) != DUMP_VERSION {
+        return bad("unsupported dump version");
+    }
+    let code = u16::from_le_bytes([h[6], h[7]]);
+    let Some(kind) = Kind::from_code(code) else {
+        return bad("unknown filter kind");
+    };
+    let total = u64::from_le_bytes(h[8..16].try_into().expect("8 bytes"));
+    if total < 32 {
+        return bad("too short to be an .amq file");
+    }
+    Ok((kind, total))
+}
+
+/// One step of a dump walk: the iterator and bytes of `*.SCANDUMP key it` over the `.amq`
+/// bytes `amq`. Iterator 0 gives the header with iterator 1; iterator `it ≥ 1` gives the
+/// chunk at offset `it − 1` with iterator `it + len` (RedisBloom's convention: the iterator
+/// that comes with a chunk is the one to load it with, and the one to ask for the next);
+/// past the end, iterator 0 and no bytes.
+pub fn scan(kind: Kind, amq: &[u8], it: i64) -> (i64, Vec<u8>) {
+    if it == 0 {
+        return (1, dump_header(kind, amq.len() as u64));
+    }
+    let offset = match it.checked_sub(1).map(usize::try_from) {
+        Some(Ok(o)) if o < amq.len() => o,
+        _ => return (0, Vec::new()),
+    };
+    let end = (offset + CHUNK_BYTES).min(amq.len());
+    (it + (end - offset) as i64, amq[offset..end].to_vec())
+}
+
+/// What a data chunk did to a load in progress.
+#[derive(Debug, PartialEq)]
+pub enum Loaded {
+    /// More chunks to come.
+    Partial,
+    /// The last chunk arrived: the filter (boxed: a filter is much larger than `Partial`).
+    Done(Box<AnyFilter>),
+}
+
+/// Appends the chunk that `*.SCANDUMP` gave with iterator `it` to a load in progress.
+///
+/// # Errors
+/// [`Refused`] if the chunk is not the next one (its offset is not the bytes received), runs
+/// past the announced length, or completes bytes that do not decode as the announced kind.
+pub fn load_chunk(
+    kind: Kind,
+    total: u64,
+    bytes: &mut Vec<u8>,
+    it: i64,
+    chunk: &[u8],
+) -> Result<Loaded, Refused> {
+    let end = it
+        .checked_sub(1)
+        .and_then(|e| u64::try_from(e).ok())
+        .ok_or_else(|| Refused("invalid offset - no link found".into()))?;
+    let offset = end.checked_sub(chunk.len() as u64);
+    if offset != Some(bytes.len() as u64) || chunk.is_empty() {
+        return Err(Refused(format!(
+            "invalid offset - expected the chunk at byte {}, got iterator {it} with {} bytes",
+            bytes.len(),
+            chunk.len()
+        )));
+    }
+    if end > total {
+        return Err(Refused("invalid chunk - Too big for current filter".into()));
+    }
+    bytes
+        .try_reserve(chunk.len())
+        .map_err(|_| Refused("cannot allocate the chunk".into()))?;
+    bytes.extend_from_slice(chunk);
+    if (bytes.len() as u64) < total {
+        return Ok(Loaded::Partial);
+    }
+    let f =
+        AnyFilter::from_bytes(bytes).map_err(|e| Refused(format!("received bad data ({e})")))?;
+    if f.kind() != kind {
+        return Err(Refused(format!(
+            "received bad data (the header announced {}, the bytes hold {})",
+            kind.name(),
+            f.kind().name()
+        )));
+    }
+    Ok(Loaded::Done(Box::new(f)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use amq::math::{Spec, Target};
+
+    fn filter() -> AnyFilter {
+        let spec = Spec::Bloom {
+            items: 1000,
+            target: Target::Fpr(0.01),
+            k: None,
+        };
+        let mut f = AnyFilter::new(&spec, 0).unwrap();
+        for i in 0..100u32 {
+            f.insert(&i.to_le_bytes()).unwrap();
+        }
+        f
+    }
+
+    #[test]
+    fn rdb_round_trip_of_both_states() {
+        let f = filter();
+        let v = Stored::ready(f.clone());
+        let back = rdb_decode(1, &rdb_encode(&v)).unwrap();
+        assert!(matches!(back.state, State::Ready(ref g) if **g == f));
+        let loading = Stored {
+            state: State::Loading {
+                kind: Kind::Bloom,
+                total: 500,
+                bytes: vec![1, 2, 3],
+            },
+            dump: RefCell::new(None),
+        };
+        let back = rdb_decode(1, &rdb_encode(&loading)).unwrap();
+        assert!(
+            matches!(back.state, State::Loading { total: 500, ref bytes, .. } if bytes == &[1, 2, 3])
+        );
+        assert!(rdb_decode(2, &rdb_encode(&v)).is_err());
+        for cut in 0..12 {
+            assert!(rdb_decode(1, &rdb_encode(&loading)[..cut]).is_err() || cut >= 11);
+        }
+        assert!(rdb_decode(1, &[7, 0, 0]).is_err());
+        assert!(rdb_decode(1, &[]).is_err());
+    }
+
+    #[test]
+    fn a_scan_walk_loads_back_the_same_filter() {
+        let f = filter();
+        let amq = f.to_bytes();
+        let (mut it, header) = scan(f.kind(), &amq, 0);
+        assert_eq!(it, 1);
+        let (kind, total) = read_dump_header(&header).unwrap();
+        assert_eq!(total, amq.len() as u64);
+        let mut bytes = Vec::new();
+        let mut done = None;
+        loop {
+            let (next, chunk) = scan(kind, &amq, it);
+            if next == 0 {
+                break;
+            }
+            match load_chunk(kind, total, &mut bytes, next, &chunk).unwrap() {
+                Loaded::Partial => {}
+                Loaded::Done(g) => done = Some(*g),
+            }
+            it = next;
+        }
+        assert_eq!(done, Some(f));
+    }
+
+    #[test]
+    fn chunks_out_of_order_or_too_long_are_refused() {
+        let f = filter();
+        let amq = f.to_bytes();
+        let total = amq.len() as u64;
+        let mut bytes = Vec::new();
+        assert!(load_chunk(f.kind(), total, &mut bytes, 5, &amq[..4]).is_ok());
+        assert!(load_chunk(f.kind(), total, &mut bytes, 5, &amq[..4]).is_err());
+        assert!(load_chunk(f.kind(), total, &mut bytes, i64::MIN, &amq[..4]).is_err());
+        assert!(load_chunk(f.kind(), 8, &mut Vec::new(), 10, &[0; 9]).is_err());
+        assert_eq!(scan(f.kind(), &amq, i64::MIN), (0, Vec::new()));
+        assert_eq!(scan(f.kind(), &amq, -5), (0, Vec::new()));
+        assert!(read_dump_header(b"AMQD").is_err());
+        assert!(read_dump_header(&[0; 24]).is_err());
+        let mut wrong_kind = Vec::new();
+        let r = load_chunk(Kind::Cuckoo, total, &mut wrong_kind, total as i64 + 1, &amq);
+        assert!(r.is_err());
+    }
+}

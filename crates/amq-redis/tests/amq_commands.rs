@@ -1,0 +1,370 @@
+//! `AMQ.*` against a live `redis-server`: the planner, every `.amq` kind created, filled and
+//! asked, per-item expiry in seconds, the refusing delete, union, `.amq` bytes in and out
+//! byte for byte, and the chunked dumps of every family.
+
+mod common;
+
+use amq::math::{Spec, Target};
+use amq::window::WindowParams;
+use amq::AnyFilter;
+use common::*;
+use redis::Value;
+
+/// A filter of each kind, built with the library as `amq build` builds it, with items.
+fn offline_filters() -> Vec<(AnyFilter, &'static str)> {
+    let specs = [
+        Spec::Bloom {
+            items: 1000,
+            target: Target::Fpr(0.01),
+            k: None,
+        },
+        Spec::BlockedBloom {
+            items: 1000,
+            target: Target::Fpr(0.01),
+            k: None,
+        },
+        Spec::Cuckoo {
+            items: 1000,
+            target: Target::Fpr(0.01),
+        },
+        Spec::SlidingWindowBloom {
+            params: WindowParams {
+                window_bits: 4096,
+                chunk_bits: 512,
+                batch: 4,
+                k: 3,
+            },
+        },
+        Spec::AgingBloom {
+            window: Some(1000),
+            window_seconds: None,
+            items_per_generation: None,
+            generations: 4,
+            fpr: 0.01,
+        },
+        Spec::NegativeCache {
+            l: 10,
+            b: 32,
+            ways: 4,
+            ttl: None,
+        },
+        Spec::ScalableBloom {
+            items: 100,
+            fpr: 0.01,
+            expansion: 2,
+            tightening: 0.5,
+            nonscaling: false,
+        },
+        Spec::ExpandableCuckoo {
+            items: 100,
+            fpr: 0.01,
+            expansion: 2,
+            tightening: 0.5,
+            max_kicks: 20,
+        },
+    ];
+    let families = ["BF", "BF", "CF", "", "", "", "BF", "CF"];
+    specs
+        .iter()
+        .zip(families)
+        .map(|(spec, family)| {
+            let mut f = AnyFilter::new(spec, 7).unwrap();
+            for i in 0..300u32 {
+                f.insert(format!("item{i}").as_bytes()).unwrap();
+            }
+            (f, family)
+        })
+        .collect()
+}
+
+/// Every kind restores from its `.amq` bytes, dumps back the same bytes, answers `AMQ.EXISTS`
+/// (and `BF.EXISTS`/`CF.EXISTS` for its family), and refuses corrupt bytes.
+#[test]
+fn restore_and_dump_every_kind_byte_for_byte() {
+    let s = Server::start(&[]);
+    let mut c = s.con();
+    for (i, (f, family)) in offline_filters().into_iter().enumerate() {
+        let key = format!("k{i}");
+        let bytes = f.to_bytes();
+        let restore = |c: &mut _, extra: &[&[u8]]| {
+            let mut a: Vec<&[u8]> = vec![b"AMQ.RESTORE", key.as_bytes(), &bytes];
+            a.extend_from_slice(extra);
+            call(c, &a)
+        };
+        assert_eq!(restore(&mut c, &[]), Ok(Value::Okay), "{:?}", f.kind());
+        let dumped = bytes_of(&ok(&mut c, &format!("AMQ.DUMP {key}")));
+        assert_eq!(dumped, bytes, "{:?} dumps back byte for byte", f.kind());
+        assert_eq!(
+            restore(&mut c, &[]),
+            Err("BUSYKEY Target key name already exists.".into())
+        );
+        assert_eq!(restore(&mut c, &[b"REPLACE"]), Ok(Value::Okay));
+        let info = ok(&mut c, &format!("AMQ.INFO {key}"));
+        assert_eq!(
+            field(&info, "kind"),
+            Value::BulkString(f.kind().name().into())
+        );
+        match f {
+            AnyFilter::SlidingWindowBloom(_) => {
+                let v = ok(&mut c, &format!("AMQ.EXISTS {key} POSITION 0 item0"));
+                assert_eq!(ints(&v), [1]);
+                assert!(cmd(&mut c, &format!("AMQ.EXISTS {key} item0")).is_err());
+            }
+            _ => assert_eq!(
+                ints(&ok(&mut c, &format!("AMQ.EXISTS {key} item0 item299"))),
+                [1, 1]
+            ),
+        }
+        if !family.is_empty() {
+            assert_eq!(
+                int(&ok(&mut c, &format!("{family}.EXISTS {key} item42"))),
+                1
+            );
+        }
+        let mut bad = bytes.clone();
+        let at = bad.len() / 2;
+        bad[at] ^= 0x10;
+        let e = call(&mut c, &[b"AMQ.RESTORE", b"bad", &bad]).unwrap_err();
+        assert!(e.starts_with("ERR checksum mismatch"), "{e}");
+        let e = call(&mut c, &[b"AMQ.RESTORE", b"bad", &bytes[..bytes.len() - 9]]).unwrap_err();
+        assert!(e.starts_with("ERR "), "{e}");
+    }
+    assert_eq!(int(&ok(&mut c, "EXISTS bad")), 0);
+    assert_eq!(fails(&mut c, "AMQ.DUMP missing"), "ERR not found");
+    assert_eq!(fails(&mut c, "AMQ.INFO missing"), "ERR not found");
+}
+
+fn bytes_of(v: &Value) -> Vec<u8> {
+    bytes(v)
+}
+
+#[test]
+fn plan_and_reserve_every_kind() {
+    let s = Server::start(&[]);
+    let mut c = s.con();
+    let p = ok(&mut c, "AMQ.PLAN bloom ITEMS 1000000 ERROR 0.01");
+    assert_eq!(field(&p, "k"), Value::Int(7));
+    assert_eq!(field(&p, "kind"), Value::BulkString(b"bloom".to_vec()));
+    let bpk = number(&field(&p, "bits_per_key"));
+    assert!(bpk > 9.5 && bpk < 9.6, "{bpk}");
+    let p = ok(&mut c, "AMQ.PLAN scalable-bloom ITEMS 1000 ERROR 0.01");
+    assert!(number(&field(&p, "fpr_bound")) <= 0.01);
+    assert_eq!(number(&field(&p, "first_link_fpr")), 0.005);
+    let reserves = [
+        "AMQ.RESERVE b bloom ITEMS 1000 ERROR 0.001 K 5",
+        "AMQ.RESERVE bb blocked-bloom ITEMS 1000 MEMORY 4096",
+        "AMQ.RESERVE c cuckoo ITEMS 1000",
+        "AMQ.RESERVE w sliding-window-bloom WINDOWBITS 4096 CHUNKBITS 512 BATCH 4 K 3",
+        "AMQ.RESERVE a aging-bloom WINDOW 1000 ERROR 0.01",
+        "AMQ.RESERVE t aging-bloom TTL 3600 ITEMS 1000 ERROR 0.01 GENERATIONS 4",
+        "AMQ.RESERVE n negative-cache L 10 B 32 WAYS 4",
+        "AMQ.RESERVE s scalable-bloom ITEMS 100 NONSCALING",
+        "AMQ.RESERVE e expandable-cuckoo ITEMS 100 EXPANSION 0 SEED 9",
+    ];
+    for r in reserves {
+        assert_eq!(ok(&mut c, r), Value::Okay, "{r}");
+    }
+    assert_eq!(int(&field(&ok(&mut c, "AMQ.INFO b"), "k")), 5);
+    assert_eq!(int(&field(&ok(&mut c, "AMQ.INFO e"), "seed")), 9);
+    assert_eq!(
+        fails(&mut c, "AMQ.RESERVE b bloom ITEMS 10"),
+        "ERR item exists"
+    );
+    let errors = [
+        ("AMQ.PLAN bloomier ITEMS 10", "ERR unknown filter kind"),
+        ("AMQ.PLAN bloom", "ERR ITEMS is required"),
+        ("AMQ.PLAN bloom ITEMS 10 ERROR 2", "ERR invalid fpr"),
+        ("AMQ.PLAN bloom ITEMS 10 COLOUR red", "ERR syntax error"),
+        ("AMQ.PLAN negative-cache B 8", "ERR L is required"),
+        ("AMQ.PLAN aging-bloom ERROR 0.01", "ERR invalid window"),
+        ("AMQ.PLAN cuckoo ITEMS 10 K 3", "ERR invalid k"),
+        (
+            "AMQ.PLAN bloom ITEMS -1",
+            "ERR ITEMS needs a non-negative integer",
+        ),
+    ];
+    for (command, prefix) in errors {
+        let e = fails(&mut c, command);
+        assert!(e.starts_with(prefix), "{command}: {e}");
+    }
+    // absurd sizes are planned or refused at once, and never allocated
+    let huge = "4611686018427387904";
+    let _ = cmd(
+        &mut c,
+        &format!("AMQ.PLAN scalable-bloom ITEMS {huge} ERROR 1e-12"),
+    );
+    let e = fails(&mut c, &format!("BF.RESERVE huge 0.000000000001 {huge}"));
+    assert!(e.starts_with("ERR "), "{e}");
+    let e = fails(
+        &mut c,
+        &format!("AMQ.RESERVE huge aging-bloom WINDOW {huge}"),
+    );
+    assert!(e.starts_with("ERR "), "{e}");
+    assert_eq!(int(&ok(&mut c, "EXISTS huge")), 0);
+}
+
+#[test]
+fn add_exists_and_delete_on_every_kind() {
+    let s = Server::start(&[]);
+    let mut c = s.con();
+    ok(&mut c, "AMQ.RESERVE bb blocked-bloom ITEMS 1000");
+    assert_eq!(ints(&ok(&mut c, "AMQ.ADD bb x y x")), [1, 1, 0]);
+    assert_eq!(ints(&ok(&mut c, "AMQ.EXISTS bb x zz")), [1, 0]);
+    assert_eq!(ints(&ok(&mut c, "AMQ.EXISTS missing x")), [0]);
+    assert_eq!(
+        int(&ok(&mut c, "BF.EXISTS bb y")),
+        1,
+        "BF.* answers for a blocked filter"
+    );
+    let wrongtype = "WRONGTYPE Operation against a key holding the wrong kind of value";
+    assert_eq!(fails(&mut c, "CF.EXISTS bb y"), wrongtype);
+    assert!(fails(&mut c, "AMQ.DEL bb x")
+        .starts_with("ERR a blocked-bloom filter does not support deletion"));
+    assert_eq!(fails(&mut c, "AMQ.ADD missing x"), "ERR not found");
+
+    // the sliding window gives positions, and answers for an item at its position
+    ok(
+        &mut c,
+        "AMQ.RESERVE w sliding-window-bloom WINDOWBITS 4096 CHUNKBITS 512 BATCH 4 K 3",
+    );
+    assert_eq!(ints(&ok(&mut c, "AMQ.ADD w a b")), [0, 1]);
+    assert_eq!(ints(&ok(&mut c, "AMQ.EXISTS w POSITION 1 b")), [1]);
+    assert!(fails(&mut c, "AMQ.EXISTS w b").contains("position"));
+
+    // the negative cache: "definitely present", and a delete of what it holds
+    ok(&mut c, "AMQ.RESERVE n negative-cache L 10 B 32 WAYS 4");
+    assert_eq!(ints(&ok(&mut c, "AMQ.ADD n x")), [1]);
+    assert_eq!(ints(&ok(&mut c, "AMQ.EXISTS n x y")), [1, 0]);
+    assert_eq!(int(&ok(&mut c, "AMQ.DEL n x")), 1);
+    let e = fails(&mut c, "AMQ.DEL n x");
+    assert!(
+        e.starts_with("ERR not deleted: the item is definitely absent"),
+        "{e}"
+    );
+
+    // per-item expiry in seconds: an aging filter forgets an item a TTL (at most g/(g−1)
+    // TTLs) after it was added; AMQ.ADDAT moves its clock as AMQ.ADD replicates
+    ok(
+        &mut c,
+        "AMQ.RESERVE t aging-bloom TTL 3600 ITEMS 1000 ERROR 0.01",
+    );
+    assert_eq!(ints(&ok(&mut c, "AMQ.ADD t old")), [1]);
+    assert_eq!(ints(&ok(&mut c, "AMQ.EXISTS t old")), [1]);
+    let later = now() + 2 * 3600;
+    ok(&mut c, &format!("AMQ.ADDAT t {later} new"));
+    assert_eq!(ints(&ok(&mut c, "AMQ.EXISTS t old new")), [0, 1]);
+    assert!(fails(&mut c, "AMQ.ADDAT t soon x").starts_with("ERR the time must be"));
+
+    // the cuckoo kinds delete through AMQ.DEL too
+    ok(&mut c, "CF.ADD cf x");
+    assert_eq!(int(&ok(&mut c, "AMQ.DEL cf x")), 1);
+    assert!(fails(&mut c, "AMQ.DEL cf x").starts_with("ERR not deleted"));
+}
+
+fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+#[test]
+fn merge_unions_filters_of_one_shape_and_refuses_others() {
+    let s = Server::start(&[]);
+    let mut c = s.con();
+    ok(&mut c, "AMQ.RESERVE {m}a scalable-bloom ITEMS 10");
+    ok(&mut c, "AMQ.RESERVE {m}b scalable-bloom ITEMS 10");
+    let a: Vec<String> = (0..30).map(|i| format!("a{i}")).collect();
+    let b: Vec<String> = (0..30).map(|i| format!("b{i}")).collect();
+    ok(&mut c, &format!("BF.MADD {{m}}a {}", a.join(" ")));
+    ok(&mut c, &format!("BF.MADD {{m}}b {}", b.join(" ")));
+    assert_eq!(ok(&mut c, "AMQ.MERGE {m}a {m}b"), Value::Okay);
+    let all = format!("BF.MEXISTS {{m}}a {} {}", a.join(" "), b.join(" "));
+    assert!(ints(&ok(&mut c, &all)).iter().all(|&x| x == 1));
+    assert_eq!(ok(&mut c, "AMQ.MERGE {m}new {m}b {m}a"), Value::Okay);
+    let all = all.replace("{m}a ", "{m}new ");
+    assert!(ints(&ok(&mut c, &all)).iter().all(|&x| x == 1));
+    ok(&mut c, "AMQ.RESERVE {m}other scalable-bloom ITEMS 20");
+    let e = fails(&mut c, "AMQ.MERGE {m}a {m}other");
+    assert!(e.starts_with("ERR filters differ in capacity"), "{e}");
+    ok(&mut c, "CF.RESERVE {m}cf 100");
+    assert!(fails(&mut c, "AMQ.MERGE {m}a {m}cf").starts_with("ERR wrong filter kind"));
+    assert_eq!(fails(&mut c, "AMQ.MERGE {m}a {m}missing"), "ERR not found");
+}
+
+/// A filter walked with `*.SCANDUMP` and loaded with `*.LOADCHUNK` elsewhere is the same
+/// filter: a 20 MB Bloom filter (two data chunks), a cuckoo filter, an aging filter.
+#[test]
+fn scandump_and_loadchunk_move_filters_in_chunks() {
+    let s = Server::start(&[]);
+    let mut c = s.con();
+    ok(&mut c, "BF.RESERVE big 0.01 16000000");
+    ok(&mut c, "BF.MADD big a b c");
+    ok(&mut c, "CF.RESERVE cf 1000");
+    ok(&mut c, "CF.ADD cf a");
+    ok(&mut c, "AMQ.RESERVE ag aging-bloom WINDOW 100");
+    ok(&mut c, "AMQ.ADD ag a");
+    for (family, key) in [("BF", "big"), ("CF", "cf"), ("AMQ", "ag")] {
+        let mut chunks = Vec::new();
+        let mut it = 0;
+        loop {
+            let v = ok(&mut c, &format!("{family}.SCANDUMP {key} {it}"));
+            let Value::Array(p) = v else { panic!() };
+            it = int(&p[0]);
+            if it == 0 {
+                let end = if family == "CF" {
+                    Value::Nil
+                } else {
+                    Value::BulkString(vec![])
+                };
+                assert_eq!(p[1], end);
+                break;
+            }
+            chunks.push((it, bytes(&p[1])));
+        }
+        if key == "big" {
+            assert_eq!(chunks.len(), 3, "a header and two 16 MiB chunks");
+        }
+        let copy = format!("{key}-copy");
+        for (i, (it, data)) in chunks.iter().enumerate() {
+            let it = it.to_string();
+            let r = call(
+                &mut c,
+                &[
+                    format!("{family}.LOADCHUNK").as_bytes(),
+                    copy.as_bytes(),
+                    it.as_bytes(),
+                    data,
+                ],
+            );
+            assert_eq!(r, Ok(Value::Okay), "{family} chunk {i}");
+            if i + 1 < chunks.len() {
+                let e = fails(&mut c, &format!("AMQ.EXISTS {copy} a"));
+                assert!(e.starts_with("ERR the filter is still being loaded"), "{e}");
+            }
+        }
+        let original = bytes(&ok(&mut c, &format!("AMQ.DUMP {key}")));
+        assert_eq!(bytes(&ok(&mut c, &format!("AMQ.DUMP {copy}"))), original);
+        assert_eq!(ints(&ok(&mut c, &format!("AMQ.EXISTS {copy} a"))), [1]);
+    }
+    // a chunk out of order, a header of another family, a header that is not amq's
+    let (_, header) = {
+        let v = ok(&mut c, "CF.SCANDUMP cf 0");
+        let Value::Array(p) = v else { panic!() };
+        (int(&p[0]), bytes(&p[1]))
+    };
+    let e = call(&mut c, &[b"BF.LOADCHUNK", b"x", b"1", &header]).unwrap_err();
+    assert!(
+        e.starts_with("ERR received bad data (the dump holds a filter of kind expandable-cuckoo"),
+        "{e}"
+    );
+    let e = call(&mut c, &[b"CF.LOADCHUNK", b"y", b"1", b"RedisBloom header"]).unwrap_err();
+    assert_eq!(e, "ERR received bad data (not an amq dump header)");
+    ok_call(&mut c, &[b"CF.LOADCHUNK", b"y", b"1", &header]);
+    let e = call(&mut c, &[b"CF.LOADCHUNK", b"y", b"99", b"abcd"]).unwrap_err();
+    assert!(e.starts_with("ERR invalid offset"), "{e}");
+}
+
+fn ok_call(c: &mut redis::Connection, args: &[&[u8]]) {
+    assert_eq!(call(c, args), Ok(Value::Okay));
+}

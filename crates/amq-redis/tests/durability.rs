@@ -1,0 +1,175 @@
+//! The engine's persistence and replication hold every filter bit for bit: `DEBUG RELOAD`
+//! (RDB save and load), a restart with `appendonly yes` (with the RDB preamble, and with the
+//! module's own AOF rewrite), and a replica after a full sync and after commands.
+
+mod common;
+
+use common::*;
+use redis::{Connection, Value};
+use std::time::{Duration, Instant};
+
+/// Writes filters of every family and kind, a load in progress included; returns their keys.
+fn fill(c: &mut Connection) -> Vec<&'static str> {
+    let items: Vec<String> = (0..500).map(|i| format!("i{i}")).collect();
+    let items = items.join(" ");
+    ok(c, "BF.RESERVE bf 0.01 100");
+    ok(c, &format!("BF.MADD bf {items}"));
+    ok(c, "BF.RESERVE bfn 0.001 1000 NONSCALING");
+    ok(c, &format!("BF.INSERT bfi CAPACITY 50 ITEMS {items}"));
+    ok(c, "CF.RESERVE cf 64 EXPANSION 2");
+    ok(c, &format!("CF.INSERT cf ITEMS {items}"));
+    ok(c, "CF.DEL cf i7");
+    ok(c, "AMQ.RESERVE bb blocked-bloom ITEMS 1000");
+    ok(c, &format!("AMQ.ADD bb {items}"));
+    ok(c, "AMQ.RESERVE ag aging-bloom TTL 60 ITEMS 1000");
+    ok(c, &format!("AMQ.ADD ag {items}"));
+    ok(c, "AMQ.RESERVE ng negative-cache L 8 B 16 WAYS 2 TTL 600");
+    ok(c, &format!("AMQ.ADD ng {items}"));
+    ok(
+        c,
+        "AMQ.RESERVE w sliding-window-bloom WINDOWBITS 4096 CHUNKBITS 512 BATCH 4 K 3",
+    );
+    ok(c, &format!("AMQ.ADD w {items}"));
+    // a load in progress: the header only
+    let v = ok(c, "BF.SCANDUMP bf 0");
+    let Value::Array(p) = v else { panic!() };
+    assert_eq!(
+        call(c, &[b"BF.LOADCHUNK", b"half", b"1", &bytes(&p[1])]),
+        Ok(Value::Okay)
+    );
+    vec!["bf", "bfn", "bfi", "cf", "bb", "ag", "ng", "w"]
+}
+
+/// The `.amq` bytes of every key.
+fn dumps(c: &mut Connection, keys: &[&str]) -> Vec<Vec<u8>> {
+    keys.iter()
+        .map(|k| bytes(&ok(c, &format!("AMQ.DUMP {k}"))))
+        .collect()
+}
+
+fn assert_loading(c: &mut Connection) {
+    let e = fails(c, "BF.EXISTS half x");
+    assert!(e.starts_with("ERR the filter is still being loaded"), "{e}");
+}
+
+#[test]
+fn debug_reload_keeps_every_bit() {
+    let s = Server::start(&[]);
+    let mut c = s.con();
+    let keys = fill(&mut c);
+    let before = dumps(&mut c, &keys);
+    let usage = int(&ok(&mut c, "MEMORY USAGE bb"));
+    assert_eq!(ok(&mut c, "DEBUG RELOAD"), Value::Okay);
+    assert_eq!(dumps(&mut c, &keys), before);
+    assert_eq!(int(&ok(&mut c, "MEMORY USAGE bb")), usage);
+    assert_eq!(
+        int(&ok(&mut c, "BF.CARD bf")),
+        int(&ok(&mut c, "BF.CARD bf"))
+    );
+    assert_loading(&mut c);
+    // COPY gives an independent filter
+    ok(&mut c, "COPY bf bf2");
+    ok(&mut c, "BF.ADD bf2 only-in-the-copy");
+    assert_eq!(int(&ok(&mut c, "BF.EXISTS bf only-in-the-copy")), 0);
+}
+
+#[test]
+fn memory_usage_is_the_filter_size() {
+    let s = Server::start(&[]);
+    let mut c = s.con();
+    ok(&mut c, "BF.RESERVE big 0.01 1000000 NONSCALING");
+    let planned = int(&field(
+        &ok(
+            &mut c,
+            "AMQ.PLAN scalable-bloom ITEMS 1000000 ERROR 0.01 NONSCALING",
+        ),
+        "bytes",
+    ));
+    let usage = int(&ok(&mut c, "MEMORY USAGE big"));
+    assert!(
+        usage >= planned && usage < planned + 1024,
+        "{usage} vs {planned}"
+    );
+}
+
+#[test]
+fn a_restart_with_the_aof_keeps_every_bit() {
+    // with the RDB preamble (Redis's default): the base file is RDB, then commands
+    let mut s = Server::start(&["--appendonly", "yes"]);
+    let mut c = s.con();
+    let keys = fill(&mut c);
+    let before = dumps(&mut c, &keys);
+    s.restart();
+    let mut c = s.con();
+    assert_eq!(dumps(&mut c, &keys), before);
+    assert_loading(&mut c);
+    drop(s);
+
+    // without it: BGREWRITEAOF writes AMQ.LOADCHUNK commands, replayed on start
+    let mut s = Server::start(&["--appendonly", "yes", "--aof-use-rdb-preamble", "no"]);
+    let mut c = s.con();
+    let keys = fill(&mut c);
+    ok(&mut c, "BGREWRITEAOF");
+    wait_for(&mut c, "INFO persistence", "aof_rewrite_in_progress:0");
+    wait_for(&mut c, "INFO persistence", "aof_rewrite_scheduled:0");
+    ok(&mut c, "BF.ADD bf after-the-rewrite");
+    ok(&mut c, "AMQ.ADD ag after-the-rewrite");
+    let before = dumps(&mut c, &keys);
+    let aof = std::fs::read_dir(s.dir.path().join("appendonlydir"))
+        .unwrap()
+        .map(|e| std::fs::read(e.unwrap().path()).unwrap())
+        .any(|b| b.windows(13).any(|w| w == b"AMQ.LOADCHUNK"));
+    assert!(aof, "the rewritten AOF holds AMQ.LOADCHUNK commands");
+    s.restart();
+    let mut c = s.con();
+    assert_eq!(dumps(&mut c, &keys), before);
+    assert_eq!(int(&ok(&mut c, "BF.EXISTS bf after-the-rewrite")), 1);
+    assert_loading(&mut c);
+}
+
+/// Repeats `command` until its reply contains `want` (20 s at most).
+fn wait_for(c: &mut Connection, command: &str, want: &str) {
+    let start = Instant::now();
+    loop {
+        let v = ok(c, command);
+        let text = match &v {
+            Value::BulkString(b) => String::from_utf8_lossy(b).into_owned(),
+            Value::VerbatimString { text, .. } => text.clone(),
+            other => format!("{other:?}"),
+        };
+        if text.contains(want) {
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "{command}: no {want} in {text}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_replica_holds_the_same_bits() {
+    let primary = Server::start(&[]);
+    let replica = Server::start(&[]);
+    let mut p = primary.con();
+    let mut r = replica.con();
+    // before the replica attaches: a full sync through the RDB
+    ok(&mut p, "BF.MADD early a b c");
+    ok(&mut p, "AMQ.RESERVE agx aging-bloom TTL 60 ITEMS 100");
+    ok(&mut r, &format!("REPLICAOF 127.0.0.1 {}", primary.port));
+    wait_for(&mut r, "INFO replication", "master_link_status:up");
+    // after: the command stream (AMQ.ADD goes as AMQ.ADDAT with the primary's time)
+    let keys = fill(&mut p);
+    ok(&mut p, "AMQ.ADD agx late");
+    ok(&mut p, "AMQ.DEL ng i499");
+    ok(&mut p, "AMQ.MERGE bf bf");
+    let acked = int(&ok(&mut p, "WAIT 1 20000"));
+    assert_eq!(acked, 1);
+    let mut all = keys.clone();
+    all.extend(["early", "agx"]);
+    assert_eq!(dumps(&mut r, &all), dumps(&mut p, &all));
+    assert_eq!(ints(&ok(&mut r, "BF.MEXISTS early a b c")), [1, 1, 1]);
+    assert!(fails(&mut r, "BF.ADD early d").starts_with("READONLY"));
+    assert_loading(&mut r);
+}

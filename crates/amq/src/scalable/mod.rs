@@ -1,0 +1,364 @@
+//! The scalable Bloom filter: a chain of classic Bloom filters ("links") that grows a new,
+//! larger and tighter link each time the active one is full, with the chain's false-positive
+//! rate kept within the asked ε.
+//!
+//! (Almeida, Baquero, Preguiça and Hutchison, "Scalable Bloom Filters", Information
+//! Processing Letters 101(6), 2007; the command set is RedisBloom's `BF.*`,
+//! <https://redis.io/docs/latest/commands/bf.reserve/>.)
+//!
+//! * Link i holds `n₀·sⁱ` items (s, the expansion) at `εᵢ = ε·(1 − r)·rⁱ` (r, the tightening
+//!   ratio; [`link_fpr`]), each sized with [`math::bloom_size_exact`](crate::math::bloom_size_exact)
+//!   so that both the classic and the exact model meet εᵢ at capacity.
+//! * **The compound rate.** A query is a false positive if any link says "maybe", so the
+//!   chain's rate is `1 − Πᵢ(1 − εᵢ) ≤ Σᵢ εᵢ = ε·(1 − r^L) < ε` for any number L of links:
+//!   the whole chain stays within the asked ε ([`fpr_bound`](ScalableBloomFilter::fpr_bound)).
+//!   The price is stated, not hidden: the first link is planned at `ε·(1 − r)` (ε/2 with the
+//!   default r = 0.5), and every link after it at half the rate before.
+//! * **A chain that never grows** (`scaling = false`, RedisBloom's `NONSCALING`) has one link
+//!   planned at ε itself, and refuses the item after its capacity with [`Error::Full`].
+//! * An insert first asks every link; an item that may be present adds nothing
+//!   (`Ok(false)`), so [`inserted`](ScalableBloomFilter::inserted) counts the items added, as
+//!   RedisBloom's `BF.CARD` does.
+//!
+//! ```
+//! use amq::scalable::{ScalableBloomFilter, ScalableParams};
+//! use amq::{Filter, Insert};
+//!
+//! let mut f = ScalableBloomFilter::new(ScalableParams::new(100, 0.01), 0)?;
+//! for i in 0..1000u32 {
+//!     f.insert(&i)?;
+//! }
+//! assert!((0..1000u32).all(|i| f.contains(&i)));
+//! assert!(f.links() > 1); // it grew
+//! assert!(f.fpr_bound() <= 0.01);
+//! # Ok::<(), amq::Error>(())
+//! ```
+
+mod encoding;
+mod plan;
+
+pub(crate) use plan::check_chain;
+pub use plan::{link_capacity, link_fpr, plan, DEFAULT_EXPANSION, DEFAULT_TIGHTENING, MAX_LINKS};
+
+use crate::error::{Error, Result};
+use crate::filter::{Filter, Insert, Item, Merge};
+use crate::hash::hash128;
+use crate::BloomFilter;
+use alloc::vec::Vec;
+
+/// The parameters of a [`ScalableBloomFilter`]: what it is planned for and how it grows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScalableParams {
+    /// n₀, the capacity of the first link (at least 1).
+    pub capacity: u64,
+    /// ε, the bound on the whole chain's false-positive rate, in (0, 1).
+    pub fpr: f64,
+    /// s, each link holds s times the items of the one before (at least 1).
+    pub expansion: u32,
+    /// r, each link's ε is r times the one before, in (0, 1).
+    pub tightening: f64,
+    /// `false`: one link at ε, and an error once it holds n₀ items.
+    pub scaling: bool,
+}
+
+impl ScalableParams {
+    /// A growing chain for n₀ items and ε, with [`DEFAULT_EXPANSION`] and
+    /// [`DEFAULT_TIGHTENING`].
+    pub fn new(capacity: u64, fpr: f64) -> Self {
+        ScalableParams {
+            capacity,
+            fpr,
+            expansion: DEFAULT_EXPANSION,
+            tightening: DEFAULT_TIGHTENING,
+            scaling: true,
+        }
+    }
+
+    /// Checks the ranges.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for n₀ = 0, ε or r outside (0, 1), or s = 0.
+    pub fn check(&self) -> Result<()> {
+        check_chain(self.capacity, self.fpr, self.expansion, self.tightening)
+    }
+
+    /// m and k of link `i`.
+    fn shape(&self, i: u32) -> Result<(u64, u32)> {
+        plan::link_shape(
+            self.capacity,
+            self.fpr,
+            self.expansion,
+            self.tightening,
+            self.scaling,
+            i,
+        )
+    }
+}
+
+/// A scalable Bloom filter: classic Bloom filters of growing capacity and shrinking ε,
+/// queried together, with a compound false-positive rate of at most ε (the module docs).
+///
+/// Every link hashes with the chain's seed, so an item is hashed once (XXH3-128,
+/// [`hash`](Self::hash)) and the same 128 bits probe every link.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScalableBloomFilter {
+    params: ScalableParams,
+    seed: u64,
+    links: Vec<BloomFilter>,
+}
+
+impl ScalableBloomFilter {
+    /// An empty chain of one link, hashing under `seed`.
+    ///
+    /// # Errors
+    /// [`ScalableParams::check`], and the sizing or allocation of the first link.
+    pub fn new(params: ScalableParams, seed: u64) -> Result<Self> {
+        params.check()?;
+        let (m, k) = params.shape(0)?;
+        let links = alloc::vec![BloomFilter::new(m, k, seed)?];
+        Ok(ScalableBloomFilter {
+            params,
+            seed,
+            links,
+        })
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> ScalableParams {
+        self.params
+    }
+    /// The seed of the XXH3-128 item hash.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+    /// The number of links.
+    pub fn links(&self) -> u32 {
+        self.links.len() as u32
+    }
+    /// Link `i`, oldest first.
+    pub fn link(&self, i: u32) -> Option<&BloomFilter> {
+        self.links.get(i as usize)
+    }
+    /// k of the active (newest) link.
+    pub fn k(&self) -> u32 {
+        self.active().k()
+    }
+    /// m, the bits of every link together.
+    pub fn m(&self) -> u64 {
+        self.links.iter().map(BloomFilter::m).sum()
+    }
+    /// Items added: inserts of an item that every link said was definitely absent (an
+    /// insert of an item that may be present adds nothing).
+    pub fn inserted(&self) -> u64 {
+        self.links
+            .iter()
+            .fold(0u64, |n, l| n.saturating_add(l.inserted()))
+    }
+    /// The items every link together is planned for: `Σ n₀·sⁱ` over the links.
+    pub fn capacity(&self) -> u64 {
+        (0..self.links()).fold(0u64, |c, i| c.saturating_add(self.link_capacity(i)))
+    }
+    /// The capacity of link `i`: `n₀·sⁱ`.
+    pub fn link_capacity(&self, i: u32) -> u64 {
+        link_capacity(self.params.capacity, self.params.expansion, i)
+    }
+    /// The rate link `i` is planned at: [`link_fpr`].
+    pub fn link_fpr(&self, i: u32) -> f64 {
+        link_fpr(
+            self.params.fpr,
+            self.params.tightening,
+            i,
+            self.params.scaling,
+        )
+    }
+    /// Payload bytes of every link.
+    pub fn size_bytes(&self) -> u64 {
+        self.links.iter().map(BloomFilter::size_bytes).sum()
+    }
+    /// X, the bits set in every link.
+    pub fn bits_set(&self) -> u64 {
+        self.links.iter().map(BloomFilter::bits_set).sum()
+    }
+    /// X/m over every link.
+    pub fn fill_ratio(&self) -> f64 {
+        self.bits_set() as f64 / self.m() as f64
+    }
+    /// Distinct items estimated from each link's fill, summed.
+    pub fn estimated_items(&self) -> f64 {
+        self.links.iter().map(BloomFilter::estimated_items).sum()
+    }
+
+    /// The stated bound on the chain's false-positive rate, however far it grows: the union
+    /// bound `Σ εᵢ` over the [`MAX_LINKS`] links it may have (one link at ε if it does not
+    /// grow). Never above the asked ε.
+    pub fn fpr_bound(&self) -> f64 {
+        let links = if self.params.scaling { MAX_LINKS } else { 1 };
+        (0..links).map(|i| self.link_fpr(i)).sum()
+    }
+
+    /// The chain's rate under the model, with each link at its current count:
+    /// `1 − Πᵢ(1 − εᵢ(nᵢ))`, εᵢ the exact-expectation form ([`math::fpr_exact`](crate::math::fpr_exact)).
+    pub fn expected_fpr(&self) -> f64 {
+        1.0 - self.links.iter().fold(1.0, |p, l| {
+            p * (1.0 - crate::math::fpr_exact(l.inserted(), l.m(), l.k()))
+        })
+    }
+
+    /// The chain's rate now, from each link's fill: `1 − Πᵢ(1 − (Xᵢ/mᵢ)^kᵢ)`.
+    pub fn estimated_fpr(&self) -> f64 {
+        1.0 - self
+            .links
+            .iter()
+            .fold(1.0, |p, l| p * (1.0 - l.estimated_fpr()))
+    }
+
+    fn active(&self) -> &BloomFilter {
+        self.links.last().expect("a chain has at least one link")
+    }
+
+    /// `true` when the active link holds its capacity: the next new item needs a new link.
+    pub fn is_full(&self) -> bool {
+        self.active().inserted() >= self.link_capacity(self.links() - 1)
+    }
+
+    /// `true` if the chain may add a link: it scales and has fewer than [`MAX_LINKS`].
+    pub fn can_grow(&self) -> bool {
+        self.params.scaling && self.links() < MAX_LINKS
+    }
+
+    /// Payload bytes of the link [`grow`](Self::grow) would add.
+    ///
+    /// # Errors
+    /// As [`grow`](Self::grow), without allocating.
+    pub fn next_link_bytes(&self) -> Result<u64> {
+        self.check_growth()?;
+        let (m, _) = self.params.shape(self.links())?;
+        Ok(m.div_ceil(64) * 8)
+    }
+
+    fn check_growth(&self) -> Result<()> {
+        if self.can_grow() {
+            Ok(())
+        } else {
+            Err(Error::Full {
+                items: self.inserted(),
+                capacity: self.capacity(),
+            })
+        }
+    }
+
+    /// Adds the next link (n₀·s^L items at ε_L), which becomes the active one.
+    ///
+    /// # Errors
+    /// [`Error::Full`] if the chain does not scale or has [`MAX_LINKS`]; the link's sizing or
+    /// allocation error. Nothing changes on error.
+    pub fn grow(&mut self) -> Result<()> {
+        self.check_growth()?;
+        let (m, k) = self.params.shape(self.links())?;
+        self.links.try_reserve(1).map_err(|_| Error::Full {
+            items: self.inserted(),
+            capacity: self.capacity(),
+        })?;
+        self.links.push(BloomFilter::new(m, k, self.seed)?);
+        Ok(())
+    }
+
+    /// The 128-bit hash of `item` under the chain's seed, for the `*_hash` methods.
+    #[inline]
+    pub fn hash<T: Item + ?Sized>(&self, item: &T) -> u128 {
+        hash128(item, self.seed)
+    }
+
+    /// "Maybe present" if any link says so, newest (largest) first.
+    pub fn contains_hash(&self, h: u128) -> bool {
+        self.links.iter().rev().any(|l| l.contains_hash(h))
+    }
+
+    /// Adds a precomputed hash to the active link unless some link may hold it already
+    /// (`Ok(false)`, nothing added); never adds a link.
+    ///
+    /// # Errors
+    /// [`Error::Full`] when the item is new and the active link is full: call
+    /// [`grow`](Self::grow) (if [`can_grow`](Self::can_grow)) and try again. Nothing changes.
+    pub fn try_insert_hash(&mut self, h: u128) -> Result<bool> {
+        if self.contains_hash(h) {
+            return Ok(false);
+        }
+        if self.is_full() {
+            return Err(Error::Full {
+                items: self.inserted(),
+                capacity: self.capacity(),
+            });
+        }
+        let last = self.links.len() - 1;
+        self.links[last].insert_hash(h);
+        Ok(true)
+    }
+
+    /// [`try_insert_hash`](Self::try_insert_hash), adding a link when the active one is full.
+    ///
+    /// # Errors
+    /// [`Error::Full`] when the item is new, the active link is full and the chain cannot
+    /// grow (it does not scale, or has [`MAX_LINKS`]); a new link's sizing or allocation
+    /// error. Nothing changes on error.
+    pub fn insert_hash(&mut self, h: u128) -> Result<bool> {
+        match self.try_insert_hash(h) {
+            Err(Error::Full { .. }) if self.can_grow() => {
+                self.grow()?;
+                self.try_insert_hash(h)
+            }
+            other => other,
+        }
+    }
+
+    /// Union: afterwards `self` answers "maybe" for every item of either chain. Link i of
+    /// `other` is OR-ed into link i of `self`; links `self` does not have yet are copied.
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] unless the parameters and seed are identical (then every link
+    /// i has the same shape); `self` is then unchanged.
+    pub fn union(&mut self, other: &Self) -> Result<()> {
+        let (a, b) = (&self.params, &other.params);
+        Error::check_same_shape(&[
+            ("capacity", a.capacity, b.capacity),
+            ("fpr", a.fpr.to_bits(), b.fpr.to_bits()),
+            ("expansion", u64::from(a.expansion), u64::from(b.expansion)),
+            ("tightening", a.tightening.to_bits(), b.tightening.to_bits()),
+            ("scaling", u64::from(a.scaling), u64::from(b.scaling)),
+            ("seed", self.seed, other.seed),
+        ])?;
+        let mut merged = self.clone();
+        for (i, link) in other.links.iter().enumerate() {
+            match merged.links.get_mut(i) {
+                Some(mine) => mine.union(link)?,
+                None => merged.links.push(link.clone()),
+            }
+        }
+        *self = merged;
+        Ok(())
+    }
+}
+
+impl<T: Item + ?Sized> Filter<T> for ScalableBloomFilter {
+    #[inline]
+    fn contains(&self, item: &T) -> bool {
+        self.contains_hash(self.hash(item))
+    }
+}
+
+impl<T: Item + ?Sized> Insert<T> for ScalableBloomFilter {
+    /// `Ok(false)` when some link may hold the item already (nothing is added).
+    #[inline]
+    fn insert(&mut self, item: &T) -> Result<bool> {
+        self.insert_hash(self.hash(item))
+    }
+}
+
+impl Merge for ScalableBloomFilter {
+    fn merge(&mut self, other: &Self) -> Result<()> {
+        self.union(other)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,163 @@
+use super::*;
+use crate::wire;
+
+fn params(capacity: u64, fpr: f64) -> ScalableParams {
+    ScalableParams::new(capacity, fpr)
+}
+
+#[test]
+fn links_grow_by_s_and_tighten_by_r() {
+    let mut f = ScalableBloomFilter::new(params(10, 0.01), 3).unwrap();
+    for i in 0..70u32 {
+        assert!(f.insert(&i).is_ok());
+    }
+    // 10 + 20 + 40 = 70 items fill exactly three links; a fourth comes with the next item
+    assert_eq!(f.links(), 3);
+    assert!(f.is_full());
+    let bytes = f.next_link_bytes().unwrap();
+    f.insert(&1000u32).unwrap();
+    assert_eq!(f.links(), 4);
+    assert_eq!(f.link(3).unwrap().size_bytes(), bytes);
+    for i in 0..4 {
+        assert_eq!(f.link_capacity(i), 10 << i);
+        assert_eq!(f.link_fpr(i), 0.005 / f64::from(1u32 << i));
+        let l = f.link(i).unwrap();
+        let (m, k) = crate::math::bloom_size_exact(10 << i, f.link_fpr(i)).unwrap();
+        assert_eq!((l.m(), l.k()), (m, k));
+    }
+    assert_eq!(f.inserted(), 71);
+    assert_eq!(f.capacity(), 150);
+    assert!(f.fpr_bound() <= 0.01 && f.fpr_bound() > 0.0099);
+}
+
+#[test]
+fn a_filter_that_does_not_scale_is_planned_at_fpr_and_refuses_cleanly() {
+    let p = ScalableParams {
+        scaling: false,
+        ..params(3, 0.01)
+    };
+    let mut f = ScalableBloomFilter::new(p, 0).unwrap();
+    assert_eq!(f.link_fpr(0), 0.01);
+    assert_eq!(f.fpr_bound(), 0.01);
+    for i in 0..3u32 {
+        assert_eq!(f.insert(&i), Ok(true));
+    }
+    let before = f.clone();
+    assert!(matches!(f.insert(&99u32), Err(Error::Full { .. })));
+    assert_eq!(f, before);
+    assert_eq!(
+        f.insert(&1u32),
+        Ok(false),
+        "an item it holds is still answered"
+    );
+    assert!(!f.can_grow());
+    assert!(f.grow().is_err());
+}
+
+#[test]
+fn a_duplicate_adds_nothing() {
+    let mut f = ScalableBloomFilter::new(params(100, 0.01), 0).unwrap();
+    assert_eq!(f.insert("a"), Ok(true));
+    assert_eq!(f.insert("a"), Ok(false));
+    assert_eq!(f.inserted(), 1);
+}
+
+#[test]
+fn growth_stops_at_the_most_links() {
+    let p = ScalableParams {
+        expansion: 1,
+        tightening: 0.9,
+        ..params(1, 0.5)
+    };
+    let mut f = ScalableBloomFilter::new(p, 0).unwrap();
+    while f.can_grow() {
+        f.grow().unwrap();
+    }
+    assert_eq!(f.links(), MAX_LINKS);
+    assert!(matches!(f.grow(), Err(Error::Full { .. })));
+    assert!(f.fpr_bound() < 0.5);
+}
+
+#[test]
+fn bad_parameters_are_refused() {
+    for p in [
+        params(0, 0.01),
+        params(10, 0.0),
+        params(10, 1.0),
+        params(10, f64::NAN),
+        ScalableParams {
+            expansion: 0,
+            ..params(10, 0.01)
+        },
+        ScalableParams {
+            tightening: 1.0,
+            ..params(10, 0.01)
+        },
+    ] {
+        assert!(ScalableBloomFilter::new(p, 0).is_err(), "{p:?}");
+        assert!(plan(&p).is_err(), "{p:?}");
+    }
+}
+
+#[test]
+fn union_ors_links_and_copies_the_missing_ones() {
+    let mut a = ScalableBloomFilter::new(params(10, 0.01), 5).unwrap();
+    let mut b = a.clone();
+    for i in 0..5u32 {
+        a.insert(&i).unwrap();
+    }
+    for i in 100..150u32 {
+        b.insert(&i).unwrap();
+    }
+    a.union(&b).unwrap();
+    assert_eq!(a.links(), b.links());
+    assert!((0..5u32).chain(100..150).all(|i| a.contains(&i)));
+    let other_seed = ScalableBloomFilter::new(params(10, 0.01), 6).unwrap();
+    let before = a.clone();
+    assert!(matches!(
+        a.union(&other_seed),
+        Err(Error::ShapeMismatch { field: "seed", .. })
+    ));
+    assert_eq!(a, before);
+}
+
+#[test]
+fn decoding_checks_every_link_against_its_plan() {
+    let mut f = ScalableBloomFilter::new(params(4, 0.1), 9).unwrap();
+    for i in 0..20u32 {
+        f.insert(&i).unwrap();
+    }
+    let bytes = f.to_bytes();
+    assert_eq!(ScalableBloomFilter::from_bytes(&bytes).unwrap(), f);
+    // a link whose m is not the planned one
+    let c = wire::decode(&bytes).unwrap();
+    let mut payload = c.payload.to_vec();
+    payload[0] ^= 1;
+    let tampered = wire::encode(Kind::ScalableBloom, &c.params, &payload);
+    assert!(matches!(
+        ScalableBloomFilter::from_bytes(&tampered),
+        Err(Error::Corrupt { .. })
+    ));
+    // more links declared than the payload holds, and absurd parameters
+    for (i, v) in [(6, 40), (6, 0), (6, 65), (0, 0), (2, 0), (4, 2), (1, 0)] {
+        let mut p = c.params.clone();
+        p[i] = v;
+        let b = wire::encode(Kind::ScalableBloom, &p, c.payload);
+        assert!(
+            ScalableBloomFilter::from_bytes(&b).is_err(),
+            "param {i} = {v}"
+        );
+    }
+    // a trailing word
+    let mut long = c.payload.to_vec();
+    long.extend_from_slice(&[0; 8]);
+    let b = wire::encode(Kind::ScalableBloom, &c.params, &long);
+    assert!(ScalableBloomFilter::from_bytes(&b).is_err());
+    // every cut of the payload
+    for cut in 0..c.payload.len() {
+        let b = wire::encode(Kind::ScalableBloom, &c.params, &c.payload[..cut]);
+        assert!(ScalableBloomFilter::from_bytes(&b).is_err(), "cut {cut}");
+    }
+}
+
+use crate::wire::Kind;

@@ -1,0 +1,24 @@
+//! Any bytes given to the scalable Bloom filter decoder: an error or a chain, never a panic; a
+//! chain that decodes re-encodes to the same bytes, answers queries, and keeps its items
+//! through inserts that may grow it.
+#![no_main]
+
+use amq::scalable::ScalableBloomFilter;
+use amq::{Filter, Insert};
+use libfuzzer_sys::fuzz_target;
+
+mod common;
+
+fuzz_target!(|data: &[u8]| {
+    for data in common::with_fixed_checksum(data) {
+        if let Ok(f) = ScalableBloomFilter::from_bytes(&data) {
+            assert_eq!(f.to_bytes(), data);
+            let _ = f.contains(b"x".as_slice());
+            let _ = (f.estimated_fpr(), f.expected_fpr(), f.info());
+            let mut g = f.clone();
+            if g.insert(b"y".as_slice()).is_ok() {
+                assert!(g.contains(b"y".as_slice()));
+            }
+        }
+    }
+});
