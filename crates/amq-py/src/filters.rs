@@ -58,6 +58,130 @@ macro_rules! contains_batch {
     }};
 }
 
+/// The methods the two Bloom kinds share, on the class `$cls` over `amq::$kind` (the
+/// registry's `Spec`, `AnyFilter` and `Kind` variant `$variant`, the Python name `$name`), then
+/// the class's own `$extra` methods.
+macro_rules! bloom_class {
+    ($cls:ident, $kind:ident, $variant:ident, $name:literal, { $($extra:tt)* }) => {
+        impl $cls {
+            pub fn wrap(inner: amq::$kind) -> Self {
+                $cls { inner }
+            }
+        }
+
+        filter_class!($cls, amq::$kind::from_bytes, same, {
+        #[new]
+        #[pyo3(signature = (m_bits, k, seed = 0))]
+        fn new(m_bits: u64, k: u32, seed: u64) -> PyResult<Self> {
+            let spec = Spec::$variant {
+                items: 1,
+                target: Target::Bits(m_bits),
+                k: Some(k),
+            };
+            match new_filter(&spec, seed)? {
+                AnyFilter::$variant(f) => Ok(Self::wrap(f)),
+                _ => unreachable!("the spec makes a filter of its kind"),
+            }
+        }
+
+        /// A filter for ``n`` items at false-positive rate ``fpr`` (0 < fpr < 1), with ``k``
+        /// fixed if given: m and k as ``amq build --fpr FPR --items N`` chooses them, so the
+        /// same items give the same ``.amq`` bytes.
+        #[staticmethod]
+        #[pyo3(signature = (n, fpr, seed = 0, k = None))]
+        fn with_fpr(n: u64, fpr: f64, seed: u64, k: Option<u32>) -> PyResult<Self> {
+            match sized(Kind::$variant, n, fpr, k, seed)? {
+                AnyFilter::$variant(f) => Ok(Self::wrap(f)),
+                _ => unreachable!("the spec makes a filter of its kind"),
+            }
+        }
+
+        /// Adds an item. Returns False if it may already have been there (every bit was set).
+        fn add(&mut self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+            with_item(item, |b| self.inner.insert(b))?.py()
+        }
+
+        fn __contains__(&self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+            with_item(item, |b| self.inner.contains(b))
+        }
+
+        /// ``item in f``: True if the item may be present, False if it is definitely absent.
+        fn contains(&self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+            self.__contains__(item)
+        }
+
+        /// Adds every item of an iterable (or a NumPy ``uint64``/``int64`` array), GIL released.
+        fn add_many(&mut self, py: Python<'_>, items: &Bound<'_, PyAny>) -> PyResult<()> {
+            insert_batch(py, &mut self.inner, items)
+        }
+
+        /// ``[item in f for item in items]`` for an iterable or a NumPy ``uint64``/``int64``
+        /// array, hashed and probed in one pass with prefetching and the GIL released.
+        fn contains_many<'py>(
+            &self,
+            py: Python<'py>,
+            items: &Bound<'py, PyAny>,
+        ) -> PyResult<Bound<'py, PyList>> {
+            contains_batch!(py, &self.inner, items)
+        }
+
+        /// The filter's shape, fill and estimated false-positive rate: a dict with the keys of
+        /// ``amq info --json`` (``kind``, ``m_bits``, ``k``, ``seed``, ``items_inserted``,
+        /// ``bytes``, ``fill_ratio``, ``estimated_items``, ``estimated_fpr``).
+        fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+            to_object(py, &self.inner.info())
+        }
+
+        /// Adds every item of ``other`` (same shape and seed, else ``ValueError``), in place.
+        fn union(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
+            if slf.is(other) {
+                return Ok(());
+            }
+            let o = other.borrow();
+            slf.borrow_mut().inner.union(&o.inner).py()
+        }
+
+        fn __or__(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<Self> {
+            let mut out = slf.borrow().copy();
+            out.inner.union(&other.borrow().inner).py()?;
+            Ok(out)
+        }
+
+        fn __ior__(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
+            Self::union(slf, other)
+        }
+
+        /// Removes every item (all bits to zero, the count to 0).
+        fn clear(&mut self) {
+            self.inner.clear();
+        }
+
+        /// m, the bits of the table (a multiple of 512 in a blocked filter).
+        #[getter]
+        fn m_bits(&self) -> u64 {
+            self.inner.m()
+        }
+
+        /// k, the bits set (probes) per item (within its block, in a blocked filter).
+        #[getter]
+        fn k(&self) -> u32 {
+            self.inner.k()
+        }
+
+        fn __repr__(&self) -> String {
+            format!(
+                concat!("<amq.", $name, " m_bits={} k={} seed={} inserted={}>"),
+                self.inner.m(),
+                self.inner.k(),
+                self.inner.seed(),
+                self.inner.inserted()
+            )
+        }
+            $($extra)*
+        });
+    };
+}
+
 /// The classic Bloom filter: m bits, k probes per item.
 ///
 /// It answers ``item in f`` with True ("maybe present", wrong with probability about the
@@ -75,84 +199,7 @@ pub struct PyBloom {
     pub inner: amq::BloomFilter,
 }
 
-impl PyBloom {
-    pub fn wrap(inner: amq::BloomFilter) -> Self {
-        PyBloom { inner }
-    }
-}
-
-filter_class!(PyBloom, amq::BloomFilter::from_bytes, same, {
-    #[new]
-    #[pyo3(signature = (m_bits, k, seed = 0))]
-    fn new(m_bits: u64, k: u32, seed: u64) -> PyResult<Self> {
-        let spec = Spec::Bloom {
-            items: 1,
-            target: Target::Bits(m_bits),
-            k: Some(k),
-        };
-        match new_filter(&spec, seed)? {
-            AnyFilter::Bloom(f) => Ok(Self::wrap(f)),
-            _ => unreachable!("a bloom spec makes a bloom filter"),
-        }
-    }
-
-    /// A filter for ``n`` items at false-positive rate ``fpr`` (0 < fpr < 1), with ``k``
-    /// fixed if given: m and k as ``amq build --fpr FPR --items N`` chooses them, so the
-    /// same items give the same ``.amq`` bytes.
-    #[staticmethod]
-    #[pyo3(signature = (n, fpr, seed = 0, k = None))]
-    fn with_fpr(n: u64, fpr: f64, seed: u64, k: Option<u32>) -> PyResult<Self> {
-        match sized(Kind::Bloom, n, fpr, k, seed)? {
-            AnyFilter::Bloom(f) => Ok(Self::wrap(f)),
-            _ => unreachable!("a bloom spec makes a bloom filter"),
-        }
-    }
-
-    /// Adds an item. Returns False if it may already have been there (every bit was set).
-    fn add(&mut self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
-        with_item(item, |b| self.inner.insert(b))?.py()
-    }
-
-    fn __contains__(&self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
-        with_item(item, |b| self.inner.contains(b))
-    }
-
-    /// ``item in f``: True if the item may be present, False if it is definitely absent.
-    fn contains(&self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
-        self.__contains__(item)
-    }
-
-    /// Adds every item of an iterable (or a NumPy ``uint64``/``int64`` array), GIL released.
-    fn add_many(&mut self, py: Python<'_>, items: &Bound<'_, PyAny>) -> PyResult<()> {
-        insert_batch(py, &mut self.inner, items)
-    }
-
-    /// ``[item in f for item in items]`` for an iterable or a NumPy ``uint64``/``int64``
-    /// array, hashed and probed in one pass with prefetching and the GIL released.
-    fn contains_many<'py>(
-        &self,
-        py: Python<'py>,
-        items: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        contains_batch!(py, &self.inner, items)
-    }
-
-    /// The filter's shape, fill and estimated false-positive rate: a dict with the keys of
-    /// ``amq info --json`` (``kind``, ``m_bits``, ``k``, ``seed``, ``items_inserted``,
-    /// ``bytes``, ``fill_ratio``, ``estimated_items``, ``estimated_fpr``).
-    fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_object(py, &self.inner.info())
-    }
-
-    /// Adds every item of ``other`` (same m, k and seed, else ``ValueError``), in place.
-    fn union(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
-        if slf.is(other) {
-            return Ok(());
-        }
-        let o = other.borrow();
-        slf.borrow_mut().inner.union(&o.inner).py()
-    }
-
+bloom_class!(PyBloom, BloomFilter, Bloom, "BloomFilter", {
     /// Keeps only the bits set in both filters (same m, k and seed, else ``ValueError``).
     fn intersect(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
         if slf.is(other) {
@@ -160,16 +207,6 @@ filter_class!(PyBloom, amq::BloomFilter::from_bytes, same, {
         }
         let o = other.borrow();
         slf.borrow_mut().inner.intersect(&o.inner).py()
-    }
-
-    fn __or__(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<Self> {
-        let mut out = slf.borrow().copy();
-        out.inner.union(&other.borrow().inner).py()?;
-        Ok(out)
-    }
-
-    fn __ior__(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
-        Self::union(slf, other)
     }
 
     fn __and__(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<Self> {
@@ -180,33 +217,6 @@ filter_class!(PyBloom, amq::BloomFilter::from_bytes, same, {
 
     fn __iand__(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
         Self::intersect(slf, other)
-    }
-
-    /// Removes every item (all bits to zero, the count to 0).
-    fn clear(&mut self) {
-        self.inner.clear();
-    }
-
-    /// m, the bits of the table.
-    #[getter]
-    fn m_bits(&self) -> u64 {
-        self.inner.m()
-    }
-
-    /// k, the bits set (probes) per item.
-    #[getter]
-    fn k(&self) -> u32 {
-        self.inner.k()
-    }
-
-    fn __repr__(&self) -> String {
-        format!(
-            "<amq.BloomFilter m_bits={} k={} seed={} inserted={}>",
-            self.inner.m(),
-            self.inner.k(),
-            self.inner.seed(),
-            self.inner.inserted()
-        )
     }
 });
 
@@ -222,118 +232,13 @@ pub struct PyBlocked {
     pub inner: amq::BlockedBloomFilter,
 }
 
-impl PyBlocked {
-    pub fn wrap(inner: amq::BlockedBloomFilter) -> Self {
-        PyBlocked { inner }
-    }
-}
-
-filter_class!(PyBlocked, amq::BlockedBloomFilter::from_bytes, same, {
-    #[new]
-    #[pyo3(signature = (m_bits, k, seed = 0))]
-    fn new(m_bits: u64, k: u32, seed: u64) -> PyResult<Self> {
-        let spec = Spec::BlockedBloom {
-            items: 1,
-            target: Target::Bits(m_bits),
-            k: Some(k),
-        };
-        match new_filter(&spec, seed)? {
-            AnyFilter::BlockedBloom(f) => Ok(Self::wrap(f)),
-            _ => unreachable!("a blocked-bloom spec makes a blocked Bloom filter"),
-        }
-    }
-
-    /// A filter for ``n`` items at false-positive rate ``fpr``, with ``k`` fixed if given,
-    /// sized as ``amq build --kind blocked-bloom --fpr FPR --items N`` sizes it.
-    #[staticmethod]
-    #[pyo3(signature = (n, fpr, seed = 0, k = None))]
-    fn with_fpr(n: u64, fpr: f64, seed: u64, k: Option<u32>) -> PyResult<Self> {
-        match sized(Kind::BlockedBloom, n, fpr, k, seed)? {
-            AnyFilter::BlockedBloom(f) => Ok(Self::wrap(f)),
-            _ => unreachable!("a blocked-bloom spec makes a blocked Bloom filter"),
-        }
-    }
-
-    /// Adds an item. Returns False if it may already have been there.
-    fn add(&mut self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
-        with_item(item, |b| self.inner.insert(b))?.py()
-    }
-
-    fn __contains__(&self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
-        with_item(item, |b| self.inner.contains(b))
-    }
-
-    /// ``item in f``: True if the item may be present, False if it is definitely absent.
-    fn contains(&self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
-        self.__contains__(item)
-    }
-
-    /// Adds every item of an iterable (or a NumPy ``uint64``/``int64`` array), GIL released.
-    fn add_many(&mut self, py: Python<'_>, items: &Bound<'_, PyAny>) -> PyResult<()> {
-        insert_batch(py, &mut self.inner, items)
-    }
-
-    /// ``[item in f for item in items]``, prefetching, with the GIL released.
-    fn contains_many<'py>(
-        &self,
-        py: Python<'py>,
-        items: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        contains_batch!(py, &self.inner, items)
-    }
-
-    /// Shape, fill and estimated false-positive rate: the keys of ``amq info --json``
-    /// (with ``blocks``).
-    fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_object(py, &self.inner.info())
-    }
-
-    /// Adds every item of ``other`` (same shape and seed, else ``ValueError``), in place.
-    fn union(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
-        if slf.is(other) {
-            return Ok(());
-        }
-        let o = other.borrow();
-        slf.borrow_mut().inner.union(&o.inner).py()
-    }
-
-    fn __or__(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<Self> {
-        let mut out = slf.borrow().copy();
-        out.inner.union(&other.borrow().inner).py()?;
-        Ok(out)
-    }
-
-    fn __ior__(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
-        Self::union(slf, other)
-    }
-
-    /// Removes every item.
-    fn clear(&mut self) {
-        self.inner.clear();
-    }
-
-    /// m, the bits of the table (a multiple of 512).
-    #[getter]
-    fn m_bits(&self) -> u64 {
-        self.inner.m()
-    }
-
-    /// k, the bits set per item within its block.
-    #[getter]
-    fn k(&self) -> u32 {
-        self.inner.k()
-    }
-
-    fn __repr__(&self) -> String {
-        format!(
-            "<amq.BlockedBloomFilter m_bits={} k={} seed={} inserted={}>",
-            self.inner.m(),
-            self.inner.k(),
-            self.inner.seed(),
-            self.inner.inserted()
-        )
-    }
-});
+bloom_class!(
+    PyBlocked,
+    BlockedBloomFilter,
+    BlockedBloom,
+    "BlockedBloomFilter",
+    {}
+);
 
 /// The cuckoo filter: f-bit fingerprints in buckets of 4 slots, with deletion.
 ///

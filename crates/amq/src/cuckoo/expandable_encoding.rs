@@ -12,7 +12,7 @@ const LINK_WORDS: usize = 5;
 impl ExpandableCuckooFilter {
     /// Encodes the chain as an `.amq` file.
     ///
-    /// Kind 8; eight parameter words: n₀, ε (IEEE 754 bits), s (0: never grows), r (IEEE 754
+    /// Kind 10; eight parameter words: n₀, ε (IEEE 754 bits), s (0: never grows), r (IEEE 754
     /// bits), the most kicks per insert, seed, deletes, the number of links L. Payload: for
     /// each link, oldest first, five little-endian words (f, buckets, fingerprints held,
     /// victim fingerprint, victim bucket) and then its `buckets · f/2` bytes of packed buckets

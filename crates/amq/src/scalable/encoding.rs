@@ -13,7 +13,7 @@ const LINK_WORDS: usize = 3;
 impl ScalableBloomFilter {
     /// Encodes the chain as an `.amq` file.
     ///
-    /// Kind 7; seven parameter words: n₀, ε (IEEE 754 bits), s, r (IEEE 754 bits), flags
+    /// Kind 9; seven parameter words: n₀, ε (IEEE 754 bits), s, r (IEEE 754 bits), flags
     /// (bit 0: does not scale), seed, the number of links L. Payload: for each link, oldest
     /// first, three little-endian words (m, k, items added) and then its ⌈m/64⌉ words of bits
     /// as [`BloomFilter::to_bytes`] lays them out.
