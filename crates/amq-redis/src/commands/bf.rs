@@ -2,7 +2,7 @@
 //! Bloom filter restored with `AMQ.RESTORE`): syntax, defaults, replies and error strings
 //! after <https://redis.io/docs/latest/commands/?group=bf>.
 
-use super::chunks;
+use super::{chunks, exists};
 use crate::access::{self, filter_mut, read, read_filter, Family, Slot};
 use crate::args::{float, in_unit_interval, int, is};
 use crate::errors::{self, e};
@@ -252,32 +252,15 @@ fn add_items(
 /// # Errors
 /// The command's error replies (RedisBloom's strings, listed in `docs/redis.md`).
 pub fn exists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-    if args.len() != 3 {
-        return Err(RedisError::WrongArity);
-    }
-    read_filter(ctx, &args[1], Family::Bloom, |f| {
-        Ok(boolean(f.is_some_and(|f| {
-            f.contains(args[2].as_slice()).unwrap_or(false)
-        })))
-    })
+    exists::exists(ctx, args, Family::Bloom)
 }
 
-/// `BF.MEXISTS key item [item ...]`: [`exists`] for each item.
+/// `BF.MEXISTS key item [item ...]`: [`exists`](fn@exists) for each item.
 ///
 /// # Errors
 /// The command's error replies (RedisBloom's strings, listed in `docs/redis.md`).
 pub fn mexists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-    if args.len() < 3 {
-        return Err(RedisError::WrongArity);
-    }
-    read_filter(ctx, &args[1], Family::Bloom, |f| {
-        Ok(RedisValue::Array(
-            args[2..]
-                .iter()
-                .map(|i| boolean(f.is_some_and(|f| f.contains(i.as_slice()).unwrap_or(false))))
-                .collect(),
-        ))
-    })
+    exists::mexists(ctx, args, Family::Bloom)
 }
 
 /// `BF.CARD key`: the items added (0 for a missing key).

@@ -3,7 +3,7 @@
 //! <https://redis.io/docs/latest/commands/?group=cf>. amq's cuckoo filter has 4 slots per
 //! bucket: `BUCKETSIZE` other than 4 is refused.
 
-use super::chunks;
+use super::{chunks, exists};
 use crate::access::{self, filter_mut, read, read_filter, Family, Slot};
 use crate::args::{float, in_unit_interval, int, is};
 use crate::errors::{self, e};
@@ -251,14 +251,7 @@ fn insert_many(ctx: &Context, args: Vec<RedisString>, nx: bool) -> RedisResult {
 /// # Errors
 /// The command's error replies (RedisBloom's strings, listed in `docs/redis.md`).
 pub fn exists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-    if args.len() != 3 {
-        return Err(RedisError::WrongArity);
-    }
-    read_filter(ctx, &args[1], Family::Cuckoo, |f| {
-        Ok(boolean(f.is_some_and(|f| {
-            f.contains(args[2].as_slice()).unwrap_or(false)
-        })))
-    })
+    exists::exists(ctx, args, Family::Cuckoo)
 }
 
 /// `CF.MEXISTS key item [item ...]`.
@@ -266,17 +259,7 @@ pub fn exists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 /// # Errors
 /// The command's error replies (RedisBloom's strings, listed in `docs/redis.md`).
 pub fn mexists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-    if args.len() < 3 {
-        return Err(RedisError::WrongArity);
-    }
-    read_filter(ctx, &args[1], Family::Cuckoo, |f| {
-        Ok(RedisValue::Array(
-            args[2..]
-                .iter()
-                .map(|i| boolean(f.is_some_and(|f| f.contains(i.as_slice()).unwrap_or(false))))
-                .collect(),
-        ))
-    })
+    exists::mexists(ctx, args, Family::Cuckoo)
 }
 
 /// `CF.COUNT key item`: the copies of the item's fingerprint held (0 for a missing key).

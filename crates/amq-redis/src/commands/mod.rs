@@ -6,6 +6,7 @@ pub mod amq;
 pub mod bf;
 pub mod cf;
 pub mod chunks;
+pub mod exists;
 mod spec;
 
 use redis_module::raw;
