@@ -47,6 +47,49 @@ pub fn random_cycle(next: &mut [u64], mut below: impl FnMut(usize) -> usize) {
     }
 }
 
+/// The issue-14 workload, shared by the Bloom, split-block and cuckoo benches so that every
+/// filter sees the same key bytes: n distinct keys, every member queried once in a shuffled
+/// order, and a disjoint set of non-members.
+pub mod workload {
+    use super::{mix, SplitMix};
+
+    /// Member i as a u64 key: `mix(i)` (a bijection, so distinct for distinct i).
+    pub fn u64_key(i: u64) -> u64 {
+        mix(i)
+    }
+
+    /// Member i as a 16-byte string key: `mix(i)` then `mix(!i)`, little-endian. Distinct for
+    /// distinct i (the first 8 bytes already are).
+    pub fn string_key(i: u64) -> [u8; 16] {
+        let mut s = [0u8; 16];
+        s[..8].copy_from_slice(&mix(i).to_le_bytes());
+        s[8..].copy_from_slice(&mix(!i).to_le_bytes());
+        s
+    }
+
+    /// The n members `key(0..n)`.
+    pub fn members<K>(n: u64, key: impl Fn(u64) -> K) -> Vec<K> {
+        (0..n).map(key).collect()
+    }
+
+    /// `count` non-members: `key(n + j)`, which no member equals because `key` is injective.
+    pub fn non_members<K>(n: u64, count: u64, key: impl Fn(u64) -> K) -> Vec<K> {
+        (n..n + count).map(key).collect()
+    }
+
+    /// A copy of `items` in a random order (Fisher-Yates under a fixed SplitMix64 seed), so that
+    /// successive member queries touch unrelated cache lines.
+    pub fn shuffled<K: Clone>(items: &[K], seed: u64) -> Vec<K> {
+        let mut out = items.to_vec();
+        let mut rng = SplitMix(seed);
+        for i in (1..out.len()).rev() {
+            let j = amq::hash::reduce(rng.next_u64(), i as u64 + 1) as usize;
+            out.swap(i, j);
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     /// The stream is the textbook SplitMix64: its first output from seed 0.
@@ -76,5 +119,22 @@ mod tests {
             }
         }
         assert_eq!(steps, 1000);
+    }
+
+    #[test]
+    fn shuffle_is_a_permutation_and_keys_are_distinct() {
+        use super::workload::*;
+        let keys = members(1000, string_key);
+        let mut s = shuffled(&keys, 3);
+        assert_ne!(s, keys);
+        s.sort();
+        let mut k = keys.clone();
+        k.sort();
+        assert_eq!(s, k);
+        k.dedup();
+        assert_eq!(k.len(), 1000);
+        assert!(non_members(1000, 10, u64_key)
+            .iter()
+            .all(|x| !members(1000, u64_key).contains(x)));
     }
 }
