@@ -7,7 +7,9 @@
 use crate::error::{Error, Result};
 use libm::{exp, floor, log, log1p, pow, sqrt};
 
+mod block_rate;
 mod blocked;
+#[cfg(test)]
 #[cfg(test)]
 use blocked::block_fpr_given_load;
 pub use blocked::{
@@ -310,10 +312,12 @@ mod tests {
 
     #[test]
     fn blocked_model_reproduces_the_issue_figures() {
-        // 11.5 bits per key: classic 0.39%; 512-bit blocks with free positions 0.506%.
+        // 11.5 bits per key: classic 0.39%; 512-bit blocks with free positions 0.514%
+        // (0.506% under Putze et al.'s per-block term, which puts E[X] for the bits set;
+        // scripts/blocked_fpr_reference.py gives 0.51415% at 100 digits).
         assert!((fpr(1000, 11_500, 8) - 0.0039).abs() < 1e-4);
         let e = blocked_fpr(1_000_000, 11_500_000 / 512, 8);
-        assert!((e - 0.00506).abs() < 2e-5, "{e}");
+        assert!((e - 0.0051415).abs() < 1e-7, "{e}");
         // a blocked filter's load mixture converges to the classic rate as blocks grow
         // relative to items per block: with one item per block, only its own k bits count.
         assert!(blocked_fpr(1_000_000, 1_000_000, 8) < 1e-9);
