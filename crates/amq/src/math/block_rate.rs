@@ -66,11 +66,11 @@ impl BlockRate {
         for (i, ci) in c.iter_mut().enumerate() {
             let mut binom = 1.0; // C(q, i), q from i upwards
             let mut sum = 0.0;
-            for q in i..=kk {
+            for (q, p_q) in distinct.iter().enumerate().skip(i) {
                 if q > i {
                     binom = binom * q as f64 / (q - i) as f64;
                 }
-                sum += distinct[q] * binom;
+                sum += p_q * binom;
             }
             *ci = if i % 2 == 0 { sum } else { -sum };
         }
