@@ -1,0 +1,303 @@
+//! Planned ε is kept (issue 14, goal 2): for every kind, the false-positive rate measured over
+//! 10^7 non-members is within 3σ of the model, σ the binomial spread of 10^7 trials.
+//!
+//! Filters are filled and queried at the hash level: members and non-members are distinct
+//! 128-bit values from two SplitMix64 streams, standing in for the XXH3-128 item hash (whose
+//! quality is xxhash-rust's to prove), so the test checks the index derivation and the model,
+//! and 10^7 queries per kind take well under a second in the dev profile.
+//!
+//! Where the plan's figure is a bound (the aging filter, the negative cache, the chains), the
+//! measured rate is checked against the kind's expectation for the state the test built, and
+//! against the bound.
+
+use amq::hash::splitmix64;
+use amq::math::{self, binomial_sigma, plan, Spec, Target};
+use amq::window::WindowParams;
+use amq::{
+    AgingBloom, BlockedBloomFilter, BloomFilter, CuckooFilter, ExpandableCuckooFilter,
+    NegativeCache, ScalableBloomFilter, SlidingWindowBloom, SlidingWindowCuckoo, TtlCuckooFilter,
+};
+
+/// Non-members queried per kind.
+const QUERIES: u64 = 10_000_000;
+const SEED: u64 = 0x5eed_0f_14;
+
+/// A stream of 128-bit hashes; members and non-members come from streams of different seeds
+/// (a collision between them has probability about 2^-100 here).
+struct Hashes(u64);
+
+impl Iterator for Hashes {
+    type Item = u128;
+    fn next(&mut self) -> Option<u128> {
+        let lo = splitmix64(&mut self.0);
+        let hi = splitmix64(&mut self.0);
+        Some(u128::from(hi) << 64 | u128::from(lo))
+    }
+}
+
+fn members(n: u64) -> impl Iterator<Item = u128> {
+    Hashes(1).take(n as usize)
+}
+
+fn non_members() -> impl Iterator<Item = u128> {
+    Hashes(0xdead_beef_0000_0001).take(QUERIES as usize)
+}
+
+/// Counts the non-members `query` answers "maybe present" for and asserts the rate is within
+/// 3σ of `model` (σ = √(model·(1 − model)/10^7)); returns the measured rate.
+fn check(kind: &str, model: f64, query: impl Fn(u128) -> bool) -> f64 {
+    let hits = non_members().filter(|&h| query(h)).count() as u64;
+    let measured = hits as f64 / QUERIES as f64;
+    let sigma = binomial_sigma(model, QUERIES);
+    let z = (measured - model) / sigma;
+    println!("{kind}: measured {measured:.6} model {model:.6} ({z:+.2}σ)");
+    assert!(
+        z.abs() <= 3.0,
+        "{kind}: measured ε {measured} is {z:+.2}σ from the model {model}"
+    );
+    measured
+}
+
+fn within_bound(kind: &str, measured: f64, bound: f64) {
+    let sigma = binomial_sigma(bound, QUERIES);
+    assert!(
+        measured <= bound + 3.0 * sigma,
+        "{kind}: measured ε {measured} is above the bound {bound}"
+    );
+}
+
+const N: u64 = 1_000_000;
+
+#[test]
+fn bloom() {
+    for e in [0.01, 0.001] {
+        let p = plan(&Spec::Bloom {
+            items: N,
+            target: Target::Fpr(e),
+            k: None,
+        })
+        .unwrap();
+        let mut f = BloomFilter::new(p.m_bits, p.k, SEED).unwrap();
+        members(N).for_each(|h| {
+            f.insert_hash(h);
+        });
+        check(&format!("bloom ε = {e}"), p.fpr_exact, |h| {
+            f.contains_hash(h)
+        });
+    }
+}
+
+#[test]
+fn blocked_bloom() {
+    for e in [0.01, 0.001] {
+        let p = plan(&Spec::BlockedBloom {
+            items: N,
+            target: Target::Fpr(e),
+            k: None,
+        })
+        .unwrap();
+        let mut f = BlockedBloomFilter::new(p.m_bits, p.k, SEED).unwrap();
+        members(N).for_each(|h| {
+            f.insert_hash(h);
+        });
+        check(&format!("blocked-bloom ε = {e}"), p.fpr_exact, |h| {
+            f.contains_hash(h)
+        });
+    }
+}
+
+/// Putze et al.'s per-block term `(1 − (1 − 1/512)^(j·k))^k` under Poisson loads: the model
+/// the blocked filter was planned with before issue 14, summed plainly (λ is small here).
+fn putze_blocked_fpr(n: u64, blocks: u64, k: u32) -> f64 {
+    let lambda = n as f64 / blocks as f64;
+    let r = (1.0 - 1.0 / 512.0f64).powi(k as i32);
+    let mut weight = (-lambda).exp();
+    let mut sum = 0.0;
+    for j in 0..2000 {
+        sum += weight * (1.0 - r.powi(j)).powi(k as i32);
+        weight *= lambda / f64::from(j + 1);
+    }
+    sum
+}
+
+/// The old model's error was a few percent of ε, below the resolution of one 10^7-query run
+/// at the best k; at k = 10 for a 1% filter it is 2.5% of ε, 8σ: the measured rate must sit
+/// on the exact per-block model and well away from the old one.
+#[test]
+fn blocked_bloom_model_is_not_optimistic() {
+    let p = plan(&Spec::BlockedBloom {
+        items: N,
+        target: Target::Fpr(0.01),
+        k: Some(10),
+    })
+    .unwrap();
+    let mut f = BlockedBloomFilter::new(p.m_bits, p.k, SEED).unwrap();
+    members(N).for_each(|h| {
+        f.insert_hash(h);
+    });
+    let measured = check("blocked-bloom k = 10", p.fpr_exact, |h| f.contains_hash(h));
+    let old = putze_blocked_fpr(N, f.blocks(), 10);
+    let z = (measured - old) / binomial_sigma(old, QUERIES);
+    println!("blocked-bloom k = 10: the old model {old:.6} is {z:+.2}σ away");
+    assert!(z > 3.0, "measured {measured}, old model {old}: {z:+.2}σ");
+}
+
+#[test]
+fn cuckoo() {
+    for e in [0.01, 0.001] {
+        let p = plan(&Spec::Cuckoo {
+            items: N,
+            target: Target::Fpr(e),
+        })
+        .unwrap();
+        let mut f = CuckooFilter::with_fpr(N, e, SEED).unwrap();
+        assert_eq!(f.m(), p.m_bits);
+        for h in members(N) {
+            f.insert_hash(h).unwrap();
+        }
+        check(&format!("cuckoo ε = {e}"), p.fpr_exact, |h| {
+            f.contains_hash(h)
+        });
+    }
+}
+
+#[test]
+fn sliding_window_bloom() {
+    // W = 2^23 bits in S = 16 chunks, B = 50,000 items per chunk, k = 7: 0.65% in the steady
+    // state. Three windows' worth of items.
+    let params = WindowParams {
+        window_bits: 1 << 23,
+        chunk_bits: 1 << 19,
+        batch: 50_000,
+        k: 7,
+    };
+    let p = plan(&Spec::SlidingWindowBloom { params }).unwrap();
+    let mut f = SlidingWindowBloom::new(params, SEED).unwrap();
+    let total = 3 * params.batch * params.chunks();
+    for (position, h) in members(total).enumerate() {
+        f.insert_hash_at(h, position as u64).unwrap();
+    }
+    // a query at position t reads the window of chunks from t's on: the last complete one
+    let at = total - params.batch * params.chunks();
+    assert!((f.expected_fpr(at) / p.fpr - 1.0).abs() < 1e-9);
+    check("sliding-window-bloom", p.fpr, |h| f.contains_hash(h, at));
+}
+
+#[test]
+fn aging_bloom() {
+    // remembers at least 10^5 insertions over 4 generations at ε ≤ 1%; 3.5 windows inserted
+    let spec = Spec::AgingBloom {
+        window: Some(100_000),
+        window_seconds: None,
+        items_per_generation: None,
+        generations: 4,
+        fpr: 0.01,
+    };
+    let p = plan(&spec).unwrap();
+    let mut f = AgingBloom::with_window(100_000, 4, 0.01, SEED).unwrap();
+    members(350_000).for_each(|h| {
+        f.insert_hash(h);
+    });
+    // the expectation for the generations as they stand: 1 − Πᵢ(1 − ε(nᵢ))
+    let model = 1.0
+        - f.generation_counts()
+            .iter()
+            .fold(1.0, |q, &c| q * (1.0 - math::fpr_exact(c, f.m(), f.k())));
+    let measured = check("aging-bloom", model, |h| f.contains_hash(h));
+    within_bound("aging-bloom", measured, p.fpr);
+}
+
+#[test]
+fn negative_cache() {
+    // 2^20 slots of 12-bit fingerprints in sets of 4, filled: ε = occupancy·4·2^-12
+    let spec = Spec::NegativeCache {
+        l: 20,
+        b: 12,
+        ways: 4,
+        ttl: None,
+    };
+    let p = plan(&spec).unwrap();
+    let mut c = NegativeCache::new(20, 12, 4, SEED).unwrap();
+    for i in 0u64..4 << 20 {
+        c.insert(&i.to_le_bytes());
+    }
+    let model = c.estimated_fpr();
+    let measured = check("negative-cache", model, |h| {
+        c.contains(&(h as u64 | 1 << 63).to_le_bytes())
+    });
+    within_bound("negative-cache", measured, p.fpr);
+}
+
+#[test]
+fn ttl_cuckoo() {
+    let spec = amq::ttl::TtlSpec {
+        items: N,
+        fpr: 0.01,
+        tick: 1,
+        stamp_bits: None,
+        max_ttl: Some(60),
+    };
+    let p = plan(&Spec::TtlCuckoo(spec)).unwrap();
+    let mut f = TtlCuckooFilter::with_ttl(N, 0.01, 60, 1, SEED).unwrap();
+    for h in members(N) {
+        f.insert_hash(h, 0, 60).unwrap();
+    }
+    check("ttl-cuckoo", p.fpr_exact, |h| f.contains_hash(h, 0));
+}
+
+#[test]
+fn sliding_window_cuckoo() {
+    let spec = amq::rln::RlnSpec {
+        epoch_items: N,
+        fpr: 0.01,
+    };
+    let p = plan(&Spec::SlidingWindowCuckoo(spec)).unwrap();
+    let mut f = SlidingWindowCuckoo::with_fpr(N, 0.01, SEED).unwrap();
+    let mut epoch = 0;
+    for h in members(N) {
+        epoch = f.register_hash(h).unwrap();
+    }
+    assert_eq!(f.epochs(), 1);
+    let model = f.expected_fpr(N);
+    let measured = check("sliding-window-cuckoo", model, |h| {
+        f.contains_hash(h, epoch)
+    });
+    within_bound("sliding-window-cuckoo", measured, p.fpr);
+}
+
+#[test]
+fn scalable_bloom() {
+    // n₀ = 10^5 at ε ≤ 1% overall, 3.5·n₀ inserted: the chain has grown to three links
+    let p = plan(&Spec::ScalableBloom {
+        items: 100_000,
+        fpr: 0.01,
+        expansion: 2,
+        tightening: 0.5,
+        nonscaling: false,
+    })
+    .unwrap();
+    let mut f =
+        ScalableBloomFilter::new(amq::scalable::ScalableParams::new(100_000, 0.01), SEED).unwrap();
+    for h in members(350_000) {
+        f.insert_hash(h).unwrap();
+    }
+    assert!(f.links() > 1);
+    let measured = check("scalable-bloom", f.expected_fpr(), |h| f.contains_hash(h));
+    within_bound("scalable-bloom", measured, f.fpr_bound());
+    assert!(f.fpr_bound() <= 0.01 && p.fpr <= 0.01);
+}
+
+#[test]
+fn expandable_cuckoo() {
+    let mut f =
+        ExpandableCuckooFilter::new(amq::cuckoo::ExpandableParams::new(100_000, 0.01), SEED)
+            .unwrap();
+    for h in members(350_000) {
+        f.insert_hash(h).unwrap();
+    }
+    assert!(f.links() > 1);
+    let measured = check("expandable-cuckoo", f.estimated_fpr(), |h| {
+        f.contains_hash(h)
+    });
+    within_bound("expandable-cuckoo", measured, f.fpr_bound());
+}
