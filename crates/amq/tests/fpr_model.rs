@@ -20,7 +20,7 @@ use amq::{
 
 /// Non-members queried per kind.
 const QUERIES: u64 = 10_000_000;
-const SEED: u64 = 0x5eed_0f_14;
+const SEED: u64 = 0x5eed_0f14;
 
 /// A stream of 128-bit hashes; members and non-members come from streams of different seeds
 /// (a collision between them has probability about 2^-100 here).
