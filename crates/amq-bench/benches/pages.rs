@@ -11,7 +11,11 @@
 //! Before the benchmarks it prints how much of the process is on huge pages
 //! (`AnonHugePages` of /proc/self/smaps_rollup): 0 where THP is off.
 //!
-//! Run: `cargo bench -p amq-bench --bench pages`.
+//! * `floor`: the `independent` reads (on the allocator's pages) at the table sizes of the
+//!   filters in BENCHMARKS.md (1.25, 12 and 16 MiB): the floor a query of a filter that size
+//!   cannot beat, one random cache-line load, to state each filter's time as a multiple of it.
+//!
+//! Run: `cargo bench -p amq-bench --bench pages` (`-- floor` for the floor alone).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use rand::rngs::StdRng;
@@ -79,5 +83,37 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench);
+/// One random 8-byte read (one cache line) per element, 1,024 independent reads per
+/// iteration, at the sizes of the filters' tables.
+fn floor(c: &mut Criterion) {
+    let mut rng = StdRng::seed_from_u64(12);
+    let mut g = c.benchmark_group("floor");
+    g.sample_size(20)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+        .throughput(Throughput::Elements(1024));
+    for (label, bytes) in [
+        ("1.25MiB", 5usize << 18),
+        ("12MiB", 12 << 20),
+        ("16MiB", 16 << 20),
+    ] {
+        let words = bytes / 8;
+        let table: Vec<u64> = (0..words as u64).collect();
+        let indices: Vec<usize> = (0..1 << 20).map(|_| rng.random_range(0..words)).collect();
+        let mut at = 0usize;
+        g.bench_function(BenchmarkId::new("independent", label), |b| {
+            b.iter(|| {
+                at = (at + 1024) % indices.len();
+                indices[at..at + 1024]
+                    .iter()
+                    .map(|&i| table[i])
+                    .fold(0u64, u64::wrapping_add)
+            })
+        });
+        black_box(&table);
+    }
+    g.finish();
+}
+
+criterion_group!(benches, floor, bench);
 criterion_main!(benches);
