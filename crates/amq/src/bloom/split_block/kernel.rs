@@ -152,7 +152,7 @@ macro_rules! dispatch {
 }
 
 /// `true` if the eight bits of hash `h` are set in its block of `blocks` (not empty).
-#[inline]
+#[inline(always)]
 #[allow(unsafe_code)]
 pub(crate) fn contains512(kernel: Kernel, blocks: &[Block512], hash: impl FnOnce() -> u64) -> bool {
     dispatch!(
@@ -164,7 +164,7 @@ pub(crate) fn contains512(kernel: Kernel, blocks: &[Block512], hash: impl FnOnce
 
 /// Sets the eight bits of hash `h` in its block of `blocks` (not empty); `true` if any was
 /// zero before.
-#[inline]
+#[inline(always)]
 #[allow(unsafe_code)]
 pub(crate) fn insert512(
     kernel: Kernel,
@@ -179,7 +179,7 @@ pub(crate) fn insert512(
 }
 
 /// `out[i]` answers `hash_of(i)` for i < `out.len()`: hashes and prefetches 16 queries ahead.
-#[inline]
+#[inline(always)]
 #[allow(unsafe_code)]
 pub(crate) fn contains512_batch(
     kernel: Kernel,
@@ -196,7 +196,7 @@ pub(crate) fn contains512_batch(
 
 /// [`contains512`] for Parquet's blocks.
 #[allow(dead_code)] // the Parquet format uses it
-#[inline]
+#[inline(always)]
 #[allow(unsafe_code)]
 pub(crate) fn contains256(kernel: Kernel, blocks: &[Block256], h: u64) -> bool {
     dispatch!(
@@ -208,7 +208,7 @@ pub(crate) fn contains256(kernel: Kernel, blocks: &[Block256], h: u64) -> bool {
 
 /// [`insert512`] for Parquet's blocks.
 #[allow(dead_code)] // the Parquet format uses it
-#[inline]
+#[inline(always)]
 #[allow(unsafe_code)]
 pub(crate) fn insert256(kernel: Kernel, blocks: &mut [Block256], h: u64) -> bool {
     dispatch!(
@@ -261,30 +261,37 @@ macro_rules! loops {
             $set(&mut blocks[b], h as u32)
         }
 
-        /// Query i's (h32, block) waits in slot i % AHEAD from when it is hashed and its
-        /// block prefetched until it is tested, AHEAD queries later.
+        /// Hashes the queries in chunks of AHEAD, prefetching their blocks, and tests each
+        /// chunk after hashing the next: every block is fetched AHEAD to 2·AHEAD queries
+        /// before it is read.
         $(#[$feature])*
         #[inline]
         #[allow(dead_code)]
         pub(super) fn $batch(blocks: &[$block], hash_of: impl Fn(usize) -> u64, out: &mut [bool]) {
-            let n = out.len();
-            let mut ahead = [(0u32, 0usize); AHEAD];
+            if out.is_empty() {
+                return;
+            }
             let fetch = |j: usize| {
                 let h = hash_of(j);
-                let b = block_index(h, blocks.len());
-                prefetch(&blocks[b]);
-                (h as u32, b)
+                let block = &blocks[block_index(h, blocks.len())];
+                prefetch(block);
+                (h as u32, block)
             };
-            for (j, slot) in ahead.iter_mut().enumerate().take(n) {
-                *slot = fetch(j);
-            }
-            for (i, o) in out.iter_mut().enumerate() {
-                let slot = &mut ahead[i % AHEAD];
-                let (h32, b) = *slot;
-                if i + AHEAD < n {
-                    *slot = fetch(i + AHEAD);
+            let mut waiting: [(u32, &$block); AHEAD] = [(0, &blocks[0]); AHEAD];
+            let mut tested = 0;
+            for start in (0..out.len()).step_by(AHEAD) {
+                let end = (start + AHEAD).min(out.len());
+                let mut next = waiting;
+                for (j, slot) in (start..end).zip(next.iter_mut()) {
+                    *slot = fetch(j);
                 }
-                *o = $has(&blocks[b], h32);
+                for (o, &(h32, block)) in out[tested..start].iter_mut().zip(&waiting) {
+                    *o = $has(block, h32);
+                }
+                (tested, waiting) = (start, next);
+            }
+            for (o, &(h32, block)) in out[tested..].iter_mut().zip(&waiting) {
+                *o = $has(block, h32);
             }
         }
     };
@@ -349,10 +356,9 @@ pub(crate) mod portable {
 pub(crate) mod avx2 {
     use super::{block_index, prefetch, Block256, Block512, AHEAD, SALT};
     use core::arch::x86_64::{
-        __m256i, _mm256_andnot_si256, _mm256_load_si256, _mm256_mul_epu32, _mm256_mullo_epi32,
-        _mm256_or_si256, _mm256_set1_epi32, _mm256_set1_epi64x, _mm256_setr_epi32,
-        _mm256_setr_epi64x, _mm256_slli_epi64, _mm256_sllv_epi32, _mm256_sllv_epi64,
-        _mm256_srli_epi32, _mm256_srli_epi64, _mm256_store_si256, _mm256_testc_si256,
+        __m256i, _mm256_andnot_si256, _mm256_load_si256, _mm256_mullo_epi32, _mm256_or_si256,
+        _mm256_set1_epi32, _mm256_set1_epi64x, _mm256_setr_epi32, _mm256_sllv_epi32,
+        _mm256_sllv_epi64, _mm256_srli_epi32, _mm256_store_si256, _mm256_testc_si256,
         _mm256_testz_si256,
     };
 
@@ -366,21 +372,22 @@ pub(crate) mod avx2 {
         _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_srli_epi32::<27>(product))
     }
 
-    /// The eight 64-bit lane masks, lanes 0–3 and 4–7: `vpmuludq` gives the 64-bit products
-    /// h32 · SALTᵢ, whose bits 26..32 are the low product's top six bits.
+    /// The eight 64-bit lane masks, lanes 0–3 and 4–7: `vpmulld` against the salts in the
+    /// even 32-bit lanes and 0 in the odd ones gives each 64-bit lane `h32 · SALTᵢ mod 2³²`
+    /// with a zero high half, so one `vpsrld` leaves exactly the six-bit shift for `vpsllvq`.
     #[target_feature(enable = "avx2")]
     #[inline]
     fn mask512(h32: u32) -> (__m256i, __m256i) {
-        let s = SALT.map(i64::from);
-        let h = _mm256_set1_epi64x(i64::from(h32));
+        let s = SALT.map(|s| s as i32);
+        let h = _mm256_set1_epi32(h32 as i32);
+        let one = _mm256_set1_epi64x(1);
         let bit = |salt: __m256i| {
-            let product = _mm256_mul_epu32(h, salt);
-            let shift = _mm256_srli_epi64::<58>(_mm256_slli_epi64::<32>(product));
-            _mm256_sllv_epi64(_mm256_set1_epi64x(1), shift)
+            let shift = _mm256_srli_epi32::<26>(_mm256_mullo_epi32(h, salt));
+            _mm256_sllv_epi64(one, shift)
         };
         (
-            bit(_mm256_setr_epi64x(s[0], s[1], s[2], s[3])),
-            bit(_mm256_setr_epi64x(s[4], s[5], s[6], s[7])),
+            bit(_mm256_setr_epi32(s[0], 0, s[1], 0, s[2], 0, s[3], 0)),
+            bit(_mm256_setr_epi32(s[4], 0, s[5], 0, s[6], 0, s[7], 0)),
         )
     }
 

@@ -190,7 +190,7 @@ impl SplitBlockBloomFilter {
     /// If `out.len() != hashes.len()`.
     pub fn contains_hash_batch(&self, hashes: &[u64], out: &mut [bool]) {
         crate::filter::check_batch(hashes.len(), out.len());
-        kernel::contains512_batch(self.kernel, &self.blocks, |i| hashes[i], out);
+        kernel::contains512_batch(self.kernel, &self.blocks, move |i| hashes[i], out);
     }
 
     /// Clears every bit and the insert count.
@@ -284,7 +284,12 @@ impl<T: Item + ?Sized> Filter<T> for SplitBlockBloomFilter {
     fn contains_batch(&self, items: &[&T], out: &mut [bool]) {
         crate::filter::check_batch(items.len(), out.len());
         let seed = self.seed;
-        kernel::contains512_batch(self.kernel, &self.blocks, |i| hash64(items[i], seed), out);
+        kernel::contains512_batch(
+            self.kernel,
+            &self.blocks,
+            move |i| hash64(items[i], seed),
+            out,
+        );
     }
 }
 
