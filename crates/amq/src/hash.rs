@@ -33,6 +33,21 @@ pub fn hash128<T: Item + ?Sized>(item: &T, seed: u64) -> u128 {
     item.with_bytes(|bytes| xxhash_rust::xxh3::xxh3_128_with_seed(bytes, seed))
 }
 
+/// XXH3-64 of the item's canonical bytes with `seed`: the item hash of the
+/// [`SplitBlockBloomFilter`](crate::SplitBlockBloomFilter), which takes its block from the
+/// high 32 bits and its eight bits from the low 32 bits.
+///
+/// # Example
+/// ```
+/// let h = amq::hash::hash64("apple", 7);
+/// assert_eq!(h, amq::hash::hash64(b"apple".as_slice(), 7));
+/// assert_ne!(h, amq::hash::hash64("apple", 8));
+/// ```
+#[inline]
+pub fn hash64<T: Item + ?Sized>(item: &T, seed: u64) -> u64 {
+    item.with_bytes(|bytes| xxhash_rust::xxh3::xxh3_64_with_seed(bytes, seed))
+}
+
 /// XXH3-64 of `bytes` with seed 0: the checksum of the `.amq` container.
 #[inline]
 pub fn checksum64(bytes: &[u8]) -> u64 {

@@ -112,7 +112,7 @@ pub mod ttl;
 pub mod window;
 pub mod wire;
 
-pub use bloom::{BlockedBloomFilter, BloomFilter};
+pub use bloom::{BlockedBloomFilter, BloomFilter, SplitBlockBloomFilter, SplitBlockKernel};
 pub use cuckoo::{CuckooFilter, ExpandableCuckooFilter};
 pub use error::{Error, Result};
 pub use filter::{Filter, Insert, Item, Merge, Remove};

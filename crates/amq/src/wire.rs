@@ -62,6 +62,8 @@ pub enum Kind {
     ScalableBloom = 9,
     /// [`ExpandableCuckooFilter`](crate::cuckoo::ExpandableCuckooFilter).
     ExpandableCuckoo = 10,
+    /// [`SplitBlockBloomFilter`](crate::SplitBlockBloomFilter).
+    SplitBlockBloom = 11,
 }
 
 impl Kind {
@@ -78,12 +80,13 @@ impl Kind {
             8 => Kind::SlidingWindowCuckoo,
             9 => Kind::ScalableBloom,
             10 => Kind::ExpandableCuckoo,
+            11 => Kind::SplitBlockBloom,
             _ => return None,
         })
     }
 
     /// Every kind, in code order.
-    pub const ALL: [Kind; 10] = [
+    pub const ALL: [Kind; 11] = [
         Kind::Bloom,
         Kind::BlockedBloom,
         Kind::Cuckoo,
@@ -94,6 +97,7 @@ impl Kind {
         Kind::SlidingWindowCuckoo,
         Kind::ScalableBloom,
         Kind::ExpandableCuckoo,
+        Kind::SplitBlockBloom,
     ];
 
     /// The kind with this [`name`](Self::name).
@@ -121,6 +125,7 @@ impl Kind {
             Kind::SlidingWindowCuckoo => "sliding-window-cuckoo",
             Kind::ScalableBloom => "scalable-bloom",
             Kind::ExpandableCuckoo => "expandable-cuckoo",
+            Kind::SplitBlockBloom => "split-block-bloom",
         }
     }
 }
@@ -140,7 +145,7 @@ impl<'de> serde::Deserialize<'de> for Kind {
             serde::de::Error::custom(alloc::format!(
                 "unknown filter kind {name:?} (bloom, blocked-bloom, cuckoo, \
                  sliding-window-bloom, aging-bloom, negative-cache, ttl-cuckoo, \
-                 sliding-window-cuckoo, scalable-bloom, expandable-cuckoo)"
+                 sliding-window-cuckoo, scalable-bloom, expandable-cuckoo, split-block-bloom)"
             ))
         })
     }

@@ -1,4 +1,5 @@
-//! Bloom filters: the classic layout over m bits, and the cache-line blocked layout.
+//! Bloom filters: the classic layout over m bits, the cache-line blocked layout, and the split
+//! block layout (one bit per 64-bit lane of a cache line).
 //!
 //! Both hash an item once to 128 bits (XXH3-128 with the filter's seed, see
 //! [`hash`](crate::hash)); neither stores the items, so neither supports deletion.
@@ -93,6 +94,8 @@ pub(crate) fn const_k<const K: u32>(k: u32) -> u32 {
 
 mod blocked;
 mod classic;
+pub(crate) mod split_block;
 
 pub use blocked::BlockedBloomFilter;
 pub use classic::BloomFilter;
+pub use split_block::{Kernel as SplitBlockKernel, SplitBlockBloomFilter};

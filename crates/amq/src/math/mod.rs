@@ -15,6 +15,11 @@ use blocked::block_fpr_given_load;
 pub use blocked::{
     blocked_best_k, blocked_estimate_items, blocked_fpr, blocked_fpr_exact, blocked_size,
 };
+mod split_block;
+pub use split_block::{
+    split_block_estimate_items, split_block_fpr, split_block_fpr_exact, split_block_size,
+    SPLIT_BLOCK_K, SPLIT_BLOCK_MAX_BLOCKS,
+};
 
 /// ln 2.
 const LN2: f64 = core::f64::consts::LN_2;

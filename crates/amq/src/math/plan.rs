@@ -33,7 +33,7 @@ pub enum Target {
 ///
 /// As JSON (feature `serde`) the kind is the `"kind"` field (`bloom`, `blocked-bloom`,
 /// `cuckoo`, `sliding-window-bloom`, `aging-bloom`, `negative-cache`, `ttl-cuckoo`,
-/// `sliding-window-cuckoo`) beside the parameters,
+/// `sliding-window-cuckoo`, `split-block-bloom`, ...) beside the parameters,
 /// for example `{"kind": "bloom", "items": 1000000, "fpr": 0.01}`.
 ///
 /// # Example
@@ -73,6 +73,14 @@ pub enum Spec {
         /// k, the bits set per item within its block (default: the best for the target).
         #[cfg_attr(feature = "serde", serde(default))]
         k: Option<u32>,
+    },
+    /// A [`SplitBlockBloomFilter`](crate::SplitBlockBloomFilter) for n items (k is 8).
+    SplitBlockBloom {
+        /// n, the items planned for.
+        items: u64,
+        /// ε, m or a memory budget.
+        #[cfg_attr(feature = "serde", serde(flatten))]
+        target: Target,
     },
     /// A [`CuckooFilter`](crate::CuckooFilter) for n items ([`cuckoo::plan`](crate::cuckoo::plan)).
     Cuckoo {
@@ -174,6 +182,7 @@ impl Spec {
             Spec::SlidingWindowCuckoo(_) => Kind::SlidingWindowCuckoo,
             Spec::ScalableBloom { .. } => Kind::ScalableBloom,
             Spec::ExpandableCuckoo { .. } => Kind::ExpandableCuckoo,
+            Spec::SplitBlockBloom { .. } => Kind::SplitBlockBloom,
         }
     }
 
@@ -187,6 +196,13 @@ impl Spec {
         match kind {
             Kind::Bloom => Ok(Spec::Bloom { items, target, k }),
             Kind::BlockedBloom => Ok(Spec::BlockedBloom { items, target, k }),
+            Kind::SplitBlockBloom if k.is_none_or(|k| k == super::SPLIT_BLOCK_K) => {
+                Ok(Spec::SplitBlockBloom { items, target })
+            }
+            Kind::SplitBlockBloom => Err(Error::invalid(
+                "k",
+                "a split block Bloom filter sets 8 bits per item (one per lane)",
+            )),
             Kind::Cuckoo if k.is_none() => Ok(Spec::Cuckoo { items, target }),
             Kind::Cuckoo => Err(Error::invalid(
                 "k",
@@ -241,6 +257,7 @@ pub fn plan(spec: &Spec) -> Result<Plan> {
     match *spec {
         Spec::Bloom { items, target, k } => bloom_plan(Kind::Bloom, items, target, k),
         Spec::BlockedBloom { items, target, k } => bloom_plan(Kind::BlockedBloom, items, target, k),
+        Spec::SplitBlockBloom { items, target } => super::split_block::plan(items, target),
         Spec::Cuckoo { items, target } => {
             let p = crate::cuckoo::plan(items, target)?;
             Ok(Plan {

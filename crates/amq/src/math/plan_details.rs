@@ -27,7 +27,8 @@ pub struct Plan {
     /// m/n.
     pub bits_per_key: f64,
     /// Expected ε at n items: [`fpr`](super::fpr) for `bloom`, [`blocked_fpr`](super::blocked_fpr) for
-    /// `blocked-bloom`, [`cuckoo::fpr`](crate::cuckoo::fpr) at the planned load, the steady
+    /// `blocked-bloom`, [`split_block_fpr`](super::split_block_fpr) for `split-block-bloom`,
+    /// [`cuckoo::fpr`](crate::cuckoo::fpr) at the planned load, the steady
     /// state of a full window, the bound over all generations, the bound `w·2⁻ᵇ`; for the
     /// chains, the first link's rate at n items (the bound over the whole chain is in the
     /// details).
@@ -65,6 +66,13 @@ pub enum PlanDetails {
         bit_zero_probability: f64,
         /// The real-valued optimum `(m/n)·ln 2` of a classic filter of the same m.
         optimal_k: f64,
+    },
+    /// A split block Bloom filter (k = 8, one bit per 64-bit lane).
+    SplitBlockBloom {
+        /// 512-bit blocks.
+        blocks: u64,
+        /// λ = n/blocks, the mean items per block.
+        items_per_block: f64,
     },
     /// A cuckoo filter.
     Cuckoo {
@@ -172,6 +180,7 @@ impl PlanDetails {
             PlanDetails::SlidingWindowCuckoo(_) => Kind::SlidingWindowCuckoo,
             PlanDetails::ScalableBloom { .. } => Kind::ScalableBloom,
             PlanDetails::ExpandableCuckoo { .. } => Kind::ExpandableCuckoo,
+            PlanDetails::SplitBlockBloom { .. } => Kind::SplitBlockBloom,
         }
     }
 }

@@ -6,7 +6,8 @@ use crate::math::RotationUnit;
 use crate::wire::Kind;
 use crate::{
     AgingBloom, BlockedBloomFilter, BloomFilter, CuckooFilter, ExpandableCuckooFilter,
-    NegativeCache, ScalableBloomFilter, SlidingWindowBloom, SlidingWindowCuckoo, TtlCuckooFilter,
+    NegativeCache, ScalableBloomFilter, SlidingWindowBloom, SlidingWindowCuckoo,
+    SplitBlockBloomFilter, TtlCuckooFilter,
 };
 use alloc::vec::Vec;
 
@@ -255,6 +256,11 @@ pub enum Details {
         /// Each link's fingerprints held, oldest first.
         link_counts: Vec<u64>,
     },
+    /// A split block Bloom filter (k = 8: one bit in each 64-bit lane of a block).
+    SplitBlockBloom {
+        /// 512-bit blocks.
+        blocks: u64,
+    },
 }
 
 impl Details {
@@ -271,6 +277,7 @@ impl Details {
             Details::SlidingWindowCuckoo { .. } => Kind::SlidingWindowCuckoo,
             Details::ScalableBloom { .. } => Kind::ScalableBloom,
             Details::ExpandableCuckoo { .. } => Kind::ExpandableCuckoo,
+            Details::SplitBlockBloom { .. } => Kind::SplitBlockBloom,
         }
     }
 }
@@ -297,6 +304,25 @@ impl BlockedBloomFilter {
     pub fn info(&self) -> Info {
         Info {
             details: Details::BlockedBloom {
+                blocks: self.blocks(),
+            },
+            m_bits: self.m(),
+            k: self.k(),
+            seed: self.seed(),
+            inserted: self.inserted(),
+            bytes: self.size_bytes(),
+            fill_ratio: self.fill_ratio(),
+            estimated_items: self.estimated_items(),
+            estimated_fpr: self.estimated_fpr(),
+        }
+    }
+}
+
+impl SplitBlockBloomFilter {
+    /// Shape, fill and estimated ε ([`Info`]).
+    pub fn info(&self) -> Info {
+        Info {
+            details: Details::SplitBlockBloom {
                 blocks: self.blocks(),
             },
             m_bits: self.m(),

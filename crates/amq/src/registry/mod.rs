@@ -18,7 +18,8 @@ use crate::scalable::ScalableParams;
 use crate::wire::{self, Kind};
 use crate::{
     AgingBloom, BlockedBloomFilter, BloomFilter, CuckooFilter, ExpandableCuckooFilter,
-    NegativeCache, ScalableBloomFilter, SlidingWindowBloom, SlidingWindowCuckoo, TtlCuckooFilter,
+    NegativeCache, ScalableBloomFilter, SlidingWindowBloom, SlidingWindowCuckoo,
+    SplitBlockBloomFilter, TtlCuckooFilter,
 };
 use alloc::vec::Vec;
 
@@ -66,6 +67,8 @@ pub enum AnyFilter {
     ScalableBloom(ScalableBloomFilter),
     /// An expandable cuckoo filter (a chain of cuckoo filters that grows).
     ExpandableCuckoo(ExpandableCuckooFilter),
+    /// A split block Bloom filter.
+    SplitBlockBloom(SplitBlockBloomFilter),
 }
 
 /// Applies `$body` to the filter inside any variant, bound to `$f`.
@@ -82,6 +85,7 @@ macro_rules! each {
             AnyFilter::SlidingWindowCuckoo($f) => $body,
             AnyFilter::ScalableBloom($f) => $body,
             AnyFilter::ExpandableCuckoo($f) => $body,
+            AnyFilter::SplitBlockBloom($f) => $body,
         }
     };
 }
@@ -99,6 +103,9 @@ impl AnyFilter {
             Spec::Bloom { .. } => AnyFilter::Bloom(BloomFilter::new(plan.m_bits, plan.k, seed)?),
             Spec::BlockedBloom { .. } => {
                 AnyFilter::BlockedBloom(BlockedBloomFilter::new(plan.m_bits, plan.k, seed)?)
+            }
+            Spec::SplitBlockBloom { .. } => {
+                AnyFilter::SplitBlockBloom(SplitBlockBloomFilter::new(plan.m_bits, seed)?)
             }
             Spec::Cuckoo { .. } => match plan.details {
                 crate::math::PlanDetails::Cuckoo {
@@ -221,6 +228,9 @@ impl AnyFilter {
             Kind::ExpandableCuckoo => {
                 AnyFilter::ExpandableCuckoo(ExpandableCuckooFilter::from_container(&c)?)
             }
+            Kind::SplitBlockBloom => {
+                AnyFilter::SplitBlockBloom(SplitBlockBloomFilter::from_container(&c)?)
+            }
         })
     }
 
@@ -252,6 +262,7 @@ impl AnyFilter {
             AnyFilter::SlidingWindowCuckoo(_) => Kind::SlidingWindowCuckoo,
             AnyFilter::ScalableBloom(_) => Kind::ScalableBloom,
             AnyFilter::ExpandableCuckoo(_) => Kind::ExpandableCuckoo,
+            AnyFilter::SplitBlockBloom(_) => Kind::SplitBlockBloom,
         }
     }
 
@@ -289,6 +300,7 @@ impl AnyFilter {
             AnyFilter::TtlCuckoo(f) => Ok(Filter::contains(f, item)),
             AnyFilter::ScalableBloom(f) => Ok(f.contains(item)),
             AnyFilter::ExpandableCuckoo(f) => Ok(f.contains(item)),
+            AnyFilter::SplitBlockBloom(f) => Ok(f.contains(item)),
             AnyFilter::SlidingWindowCuckoo(_) => Err(Error::Unsupported {
                 kind: Kind::SlidingWindowCuckoo.name(),
                 operation: "membership without an epoch (ask for a member at its registration \
@@ -322,6 +334,7 @@ impl AnyFilter {
             AnyFilter::TtlCuckoo(f) => f.contains_batch(items, out),
             AnyFilter::ScalableBloom(f) => f.contains_batch(items, out),
             AnyFilter::ExpandableCuckoo(f) => f.contains_batch(items, out),
+            AnyFilter::SplitBlockBloom(f) => f.contains_batch(items, out),
             other => {
                 crate::filter::check_batch(items.len(), out.len());
                 if let Some(first) = items.first() {
@@ -352,6 +365,7 @@ impl AnyFilter {
             AnyFilter::SlidingWindowCuckoo(f) => f.register(item).map(|_| true),
             AnyFilter::ScalableBloom(f) => f.insert(item),
             AnyFilter::ExpandableCuckoo(f) => f.insert(item),
+            AnyFilter::SplitBlockBloom(f) => f.insert(item),
         }
     }
 
@@ -405,6 +419,7 @@ impl AnyFilter {
             (AnyFilter::Cuckoo(a), AnyFilter::Cuckoo(b)) => a.union(b),
             (AnyFilter::ScalableBloom(a), AnyFilter::ScalableBloom(b)) => a.union(b),
             (AnyFilter::ExpandableCuckoo(a), AnyFilter::ExpandableCuckoo(b)) => a.union(b),
+            (AnyFilter::SplitBlockBloom(a), AnyFilter::SplitBlockBloom(b)) => a.union(b),
             (a, b) if a.kind() == b.kind() => Err(Error::Unsupported {
                 kind: a.kind().name(),
                 operation: "merge",

@@ -1,0 +1,204 @@
+//! The split block Bloom filter against sbbf-rs-safe (Parquet's split block layout with AVX2),
+//! with amq's blocked Bloom filter for reference: issue 14, goal 1.
+//!
+//! Run: `cargo bench -p amq-bench --bench split_block` (every case), or one case with
+//! `AMQ_SPLIT_CASE=u64-1e7-1%` (cases: `u64-1e6-1%`, `u64-1e6-0.1%`, `u64-1e7-1%`,
+//! `u64-1e7-0.1%`, `str-1e6-1%`, `str-1e6-0.1%`), for example
+//! `AMQ_SPLIT_CASE=u64-1e6-1% cargo bench -p amq-bench --bench split_block -- --warm-up-time 1 --measurement-time 3`.
+//!
+//! The workload is `amq_bench::workload`: n distinct u64 keys (hashed as their 8
+//! little-endian bytes) or 16-byte string keys; each timed iteration queries every member
+//! once in a shuffled order (`pos`) or n non-members (`neg`), so throughput is n queries.
+//! Every filter hashes the same key bytes:
+//!
+//! * `amq-split`: `SplitBlockBloomFilter::with_fpr(n, ε)`, XXH3-64 with the seed inside
+//!   (`Filter::contains`, and `contains_batch`, which hashes and prefetches 16 items ahead);
+//! * `amq-split-portable`: the same filter on the portable kernel (the AVX2 kernel's gain);
+//! * `sbbf-rs-safe`: given exactly our filter's bytes (`Filter::from_bytes` of a zeroed buffer
+//!   of our `size_bytes()`, so equal bits per key) and one-shot XXH3-64 with the same seed;
+//! * `amq-blocked`: `BlockedBloomFilter::with_fpr(n, ε)`, XXH3-128, for reference.
+//!
+//! Bits per key and ε measured over 10^7 non-members are printed once per case, untimed.
+
+use amq::{BlockedBloomFilter, Filter, Insert, Item, SplitBlockBloomFilter, SplitBlockKernel};
+use amq_bench::workload;
+use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
+use std::hint::black_box;
+use std::time::Duration;
+use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+const SEED: u64 = 0x0123_4567_89ab_cdef;
+/// Non-members probed (untimed) for the measured ε.
+const PROBES: u64 = 10_000_000;
+
+/// The seeded one-shot XXH3-64 of the key's bytes: what sbbf-rs-safe is given.
+#[inline(always)]
+fn xxh64<K: Item>(key: &K) -> u64 {
+    key.with_bytes(|b| xxh3_64_with_seed(b, SEED))
+}
+
+fn build_split<K: Item>(keys: &[K], fpr: f64) -> SplitBlockBloomFilter {
+    let mut f = SplitBlockBloomFilter::with_fpr(keys.len() as u64, fpr, SEED).expect("valid size");
+    for k in keys {
+        f.insert(k).expect("a Bloom filter is never full");
+    }
+    f
+}
+fn build_sbbf<K: Item>(keys: &[K], bytes: u64) -> sbbf_rs_safe::Filter {
+    let mut f =
+        sbbf_rs_safe::Filter::from_bytes(&vec![0u8; bytes as usize]).expect("whole buckets");
+    for k in keys {
+        f.insert_hash(xxh64(k));
+    }
+    f
+}
+fn build_blocked<K: Item>(keys: &[K], fpr: f64) -> BlockedBloomFilter {
+    let mut f = BlockedBloomFilter::with_fpr(keys.len() as u64, fpr, SEED).expect("valid size");
+    for k in keys {
+        f.insert(k).expect("a Bloom filter is never full");
+    }
+    f
+}
+
+// One query loop per filter, each compiled on its own, as in benches/bloom.rs.
+#[inline(never)]
+fn q_split<K: Item>(f: &SplitBlockBloomFilter, qs: &[K]) -> usize {
+    qs.iter().filter(|q| f.contains(*q)).count()
+}
+#[inline(never)]
+fn q_split_batch<K: Item>(f: &SplitBlockBloomFilter, qs: &[&K], out: &mut [bool]) -> usize {
+    f.contains_batch(qs, out);
+    out.iter().filter(|&&x| x).count()
+}
+#[inline(never)]
+fn q_sbbf<K: Item>(f: &sbbf_rs_safe::Filter, qs: &[K]) -> usize {
+    qs.iter().filter(|q| f.contains_hash(xxh64(*q))).count()
+}
+#[inline(never)]
+fn q_blocked<K: Item>(f: &BlockedBloomFilter, qs: &[K]) -> usize {
+    qs.iter().filter(|q| f.contains(*q)).count()
+}
+#[inline(never)]
+fn q_blocked_batch<K: Item>(f: &BlockedBloomFilter, qs: &[&K], out: &mut [bool]) -> usize {
+    f.contains_batch(qs, out);
+    out.iter().filter(|&&x| x).count()
+}
+
+/// One case: keys from `key`, n members, target ε.
+fn bench_case<K: Item + Clone>(
+    c: &mut Criterion,
+    label: &str,
+    n: u64,
+    fpr: f64,
+    key: fn(u64) -> K,
+) {
+    let members = workload::members(n, key);
+    let pos = workload::shuffled(&members, 0x5eed);
+    let neg = workload::non_members(n, n, key);
+    let split = build_split(&members, fpr);
+    let portable = split
+        .clone()
+        .with_kernel(SplitBlockKernel::Portable)
+        .expect("portable");
+    let bytes = split.size_bytes();
+    let sbbf = build_sbbf(&members, bytes);
+    let blocked = build_blocked(&members, fpr);
+
+    // untimed: bits per key, measured ε, no false negatives
+    println!(
+        "split_block {label}: n = {n}, kernel {:?}, blocks {}, model fpr {:.5}",
+        split.kernel(),
+        split.blocks(),
+        split.expected_fpr(n)
+    );
+    let report = |name: &str, bits: u64, q: &dyn Fn(&K) -> bool| {
+        assert!(members.iter().all(q), "{name}: false negative");
+        let fp = (n..n + PROBES).filter(|&j| q(&key(j))).count();
+        println!(
+            "split_block {label} {name}: bits/key {:.3}, measured fpr {:.5} ({fp} of {PROBES})",
+            bits as f64 / n as f64,
+            fp as f64 / PROBES as f64
+        );
+    };
+    report("amq-split", split.m(), &|q| split.contains(q));
+    report("sbbf-rs-safe", sbbf.as_bytes().len() as u64 * 8, &|q| {
+        sbbf.contains_hash(xxh64(q))
+    });
+    report("amq-blocked", blocked.m(), &|q| blocked.contains(q));
+
+    let large = n > 1_000_000;
+    let mut g = c.benchmark_group(format!("split_block/{label}/build"));
+    g.sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .throughput(Throughput::Elements(n));
+    if large {
+        g.measurement_time(Duration::from_secs(8));
+    }
+    g.bench_function("amq-split", |b| {
+        b.iter_with_large_drop(|| build_split(&members, fpr))
+    });
+    g.bench_function("sbbf-rs-safe", |b| {
+        b.iter_with_large_drop(|| build_sbbf(&members, bytes))
+    });
+    g.bench_function("amq-blocked", |b| {
+        b.iter_with_large_drop(|| build_blocked(&members, fpr))
+    });
+    g.finish();
+
+    let mut out = vec![false; n as usize];
+    for (kind, queries) in [("pos", &pos), ("neg", &neg)] {
+        let refs: Vec<&K> = queries.iter().collect();
+        let mut g = c.benchmark_group(format!("split_block/{label}/{kind}"));
+        g.sample_size(10)
+            .sampling_mode(SamplingMode::Flat)
+            .throughput(Throughput::Elements(n));
+        if large {
+            g.measurement_time(Duration::from_secs(6));
+        }
+        g.bench_function("amq-split", |b| {
+            b.iter(|| q_split(&split, black_box(queries)))
+        });
+        g.bench_function("amq-split-batch", |b| {
+            b.iter(|| q_split_batch(&split, black_box(&refs), &mut out))
+        });
+        g.bench_function("sbbf-rs-safe", |b| {
+            b.iter(|| q_sbbf(&sbbf, black_box(queries)))
+        });
+        g.bench_function("amq-split-portable", |b| {
+            b.iter(|| q_split(&portable, black_box(queries)))
+        });
+        g.bench_function("amq-split-portable-batch", |b| {
+            b.iter(|| q_split_batch(&portable, black_box(&refs), &mut out))
+        });
+        g.bench_function("amq-blocked", |b| {
+            b.iter(|| q_blocked(&blocked, black_box(queries)))
+        });
+        g.bench_function("amq-blocked-batch", |b| {
+            b.iter(|| q_blocked_batch(&blocked, black_box(&refs), &mut out))
+        });
+        g.finish();
+    }
+}
+
+/// Every case; `AMQ_SPLIT_CASE` runs one.
+fn split_block(c: &mut Criterion) {
+    let only = std::env::var("AMQ_SPLIT_CASE").ok();
+    let pick = |label: &str| only.as_deref().is_none_or(|o| o == label);
+    for (n, size) in [(1_000_000u64, "1e6"), (10_000_000, "1e7")] {
+        for (fpr, rate) in [(0.01, "1%"), (0.001, "0.1%")] {
+            let label = format!("u64-{size}-{rate}");
+            if pick(&label) {
+                bench_case(c, &label, n, fpr, workload::u64_key);
+            }
+        }
+    }
+    for (fpr, rate) in [(0.01, "1%"), (0.001, "0.1%")] {
+        let label = format!("str-1e6-{rate}");
+        if pick(&label) {
+            bench_case(c, &label, 1_000_000, fpr, workload::string_key);
+        }
+    }
+}
+
+criterion_group!(benches, split_block);
+criterion_main!(benches);

@@ -1,0 +1,580 @@
+//! The split block kernels: one bit in each of eight lanes of a block, the bit of lane i taken
+//! from the top bits of `h32 · SALT[i]` (mod 2³²).
+//!
+//! Two block shapes share the code:
+//!
+//! * [`Block256`]: Parquet's split block, eight 32-bit lanes, bit `(h32 · SALTᵢ) >> 27`
+//!   (<https://github.com/apache/parquet-format/blob/master/BloomFilter.md>);
+//! * [`Block512`]: amq's split-block kind, eight 64-bit lanes (one cache line), bit
+//!   `(h32 · SALTᵢ) >> 26`.
+//!
+//! A 64-bit hash h picks its block with `((h >> 32) · blocks) >> 32` (blocks < 2³²) and its
+//! bits with `h32 = h as u32`, the low half, as Parquet does.
+//!
+//! Every loop (single query, insert, batched query) is written once, in the `loops!` macro,
+//! and compiled twice: in [`portable`] for any target, and in `avx2` inside
+//! `#[target_feature(enable = "avx2")]` functions, so that the caller's hash (a closure)
+//! inlines into the AVX2 code. [`Kernel`] says which one a filter runs; the two give
+//! bit-identical results (the tests check it on random blocks and hashes).
+
+use crate::bits::prefetch;
+
+/// Parquet's eight odd salts, one per lane (BloomFilter.md, "Technical Approach").
+pub(crate) const SALT: [u32; 8] = [
+    0x47b6_137b,
+    0x4497_4d91,
+    0x8824_ad5b,
+    0xa2b7_289d,
+    0x7054_95c7,
+    0x2df1_424b,
+    0x9efc_4947,
+    0x5c6b_fb31,
+];
+
+/// How many queries ahead the batched loops hash and prefetch.
+const AHEAD: usize = 16;
+
+/// Parquet's split block: eight 32-bit lanes, 32 bytes, aligned to 32.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[repr(C, align(32))]
+pub(crate) struct Block256(pub(crate) [u32; 8]);
+
+/// amq's split block: eight 64-bit lanes, one 64-byte cache line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[repr(C, align(64))]
+pub(crate) struct Block512(pub(crate) [u64; 8]);
+
+impl Block256 {
+    /// `true` if the eight bits of `h32` are set ("maybe present").
+    #[allow(dead_code)] // the Parquet format uses it
+    #[inline]
+    pub(crate) fn contains(&self, h32: u32) -> bool {
+        portable::has256(self, h32)
+    }
+
+    /// Sets the eight bits of `h32`; `true` if any was zero before.
+    #[allow(dead_code)] // the Parquet format uses it
+    #[inline]
+    pub(crate) fn insert(&mut self, h32: u32) -> bool {
+        portable::set256(self, h32)
+    }
+}
+
+impl Block512 {
+    /// `true` if the eight bits of `h32` are set ("maybe present").
+    #[allow(dead_code)] // the tests' reference
+    #[inline]
+    pub(crate) fn contains(&self, h32: u32) -> bool {
+        portable::has512(self, h32)
+    }
+
+    /// Sets the eight bits of `h32`; `true` if any was zero before.
+    #[allow(dead_code)] // the tests' reference
+    #[inline]
+    pub(crate) fn insert(&mut self, h32: u32) -> bool {
+        portable::set512(self, h32)
+    }
+}
+
+/// The block of a 64-bit hash among `blocks` (< 2³²): `((h >> 32) · blocks) >> 32`.
+#[inline(always)]
+pub(crate) fn block_index(h: u64, blocks: usize) -> usize {
+    (((h >> 32) * blocks as u64) >> 32) as usize
+}
+
+/// Which code a split block filter runs: the AVX2 kernels or the portable ones. Both set and
+/// test the same bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kernel {
+    /// Portable Rust, for any target.
+    Portable,
+    /// AVX2 (x86-64 only, chosen when the CPU has it).
+    Avx2,
+}
+
+impl Kernel {
+    /// The fastest kernel this CPU runs: [`Kernel::Avx2`] on x86-64 when the CPU has AVX2
+    /// (detected at run time with `std`, or fixed at compile time by `target_feature`),
+    /// otherwise [`Kernel::Portable`].
+    pub fn detect() -> Kernel {
+        if Kernel::Avx2.is_supported() {
+            Kernel::Avx2
+        } else {
+            Kernel::Portable
+        }
+    }
+
+    /// `true` if this CPU runs the kernel.
+    pub fn is_supported(self) -> bool {
+        match self {
+            Kernel::Portable => true,
+            Kernel::Avx2 => avx2_detected(),
+        }
+    }
+}
+
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+fn avx2_detected() -> bool {
+    true
+}
+
+#[cfg(all(target_arch = "x86_64", not(target_feature = "avx2"), feature = "std"))]
+fn avx2_detected() -> bool {
+    std::is_x86_feature_detected!("avx2")
+}
+
+#[cfg(not(all(target_arch = "x86_64", any(target_feature = "avx2", feature = "std"))))]
+fn avx2_detected() -> bool {
+    false
+}
+
+/// Runs `$avx2` when `$kernel` is [`Kernel::Avx2`] (on x86-64), else `$portable`.
+macro_rules! dispatch {
+    ($kernel:expr, $avx2:expr, $portable:expr) => {{
+        #[cfg(target_arch = "x86_64")]
+        {
+            if $kernel == Kernel::Avx2 {
+                // SAFETY: a `Kernel::Avx2` is only ever stored after `Kernel::is_supported`
+                // said this CPU has AVX2 (`SplitBlockBloomFilter::with_kernel`,
+                // `Kernel::detect`), so the `#[target_feature(enable = "avx2")]` code runs on
+                // a CPU that has the feature.
+                unsafe { $avx2 }
+            } else {
+                $portable
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = $kernel;
+            $portable
+        }
+    }};
+}
+
+/// `true` if the eight bits of hash `h` are set in its block of `blocks` (not empty).
+#[inline(always)]
+#[allow(unsafe_code)]
+pub(crate) fn contains512(kernel: Kernel, blocks: &[Block512], hash: impl FnOnce() -> u64) -> bool {
+    dispatch!(
+        kernel,
+        avx2::query512(blocks, hash),
+        portable::query512(blocks, hash)
+    )
+}
+
+/// Sets the eight bits of hash `h` in its block of `blocks` (not empty); `true` if any was
+/// zero before.
+#[inline(always)]
+#[allow(unsafe_code)]
+pub(crate) fn insert512(
+    kernel: Kernel,
+    blocks: &mut [Block512],
+    hash: impl FnOnce() -> u64,
+) -> bool {
+    dispatch!(
+        kernel,
+        avx2::insert512(blocks, hash),
+        portable::insert512(blocks, hash)
+    )
+}
+
+/// `out[i]` answers `hash_of(i)` for i < `out.len()`: hashes and prefetches 16 queries ahead.
+#[inline(always)]
+#[allow(unsafe_code)]
+pub(crate) fn contains512_batch(
+    kernel: Kernel,
+    blocks: &[Block512],
+    hash_of: impl Fn(usize) -> u64,
+    out: &mut [bool],
+) {
+    dispatch!(
+        kernel,
+        avx2::batch512(blocks, hash_of, out),
+        portable::batch512(blocks, hash_of, out)
+    )
+}
+
+/// [`contains512`] for Parquet's blocks.
+#[allow(dead_code)] // the Parquet format uses it
+#[inline(always)]
+#[allow(unsafe_code)]
+pub(crate) fn contains256(kernel: Kernel, blocks: &[Block256], h: u64) -> bool {
+    dispatch!(
+        kernel,
+        avx2::query256(blocks, || h),
+        portable::query256(blocks, || h)
+    )
+}
+
+/// [`insert512`] for Parquet's blocks.
+#[allow(dead_code)] // the Parquet format uses it
+#[inline(always)]
+#[allow(unsafe_code)]
+pub(crate) fn insert256(kernel: Kernel, blocks: &mut [Block256], h: u64) -> bool {
+    dispatch!(
+        kernel,
+        avx2::insert256(blocks, || h),
+        portable::insert256(blocks, || h)
+    )
+}
+
+/// [`contains512_batch`] for Parquet's blocks, over precomputed hashes.
+///
+/// # Panics
+/// If `out.len() != hashes.len()`.
+#[allow(dead_code, unsafe_code)] // the Parquet format uses it
+pub(crate) fn contains256_batch(
+    kernel: Kernel,
+    blocks: &[Block256],
+    hashes: &[u64],
+    out: &mut [bool],
+) {
+    crate::filter::check_batch(hashes.len(), out.len());
+    dispatch!(
+        kernel,
+        avx2::batch256(blocks, |i| hashes[i], out),
+        portable::batch256(blocks, |i| hashes[i], out)
+    )
+}
+
+/// The loops over a slice of blocks, given the engine's `has256`/`set256`/`has512`/`set512`
+/// in scope; `$(#[$feature])*` are the attributes of every function (the target feature).
+macro_rules! loops {
+    ($(#[$feature:meta])*) => {
+        loops!(@one query512, insert512, batch512, Block512, has512, set512, $(#[$feature])*);
+        loops!(@one query256, insert256, batch256, Block256, has256, set256, $(#[$feature])*);
+    };
+    (@one $query:ident, $insert:ident, $batch:ident, $block:ty, $has:ident, $set:ident,
+     $(#[$feature:meta])*) => {
+        $(#[$feature])*
+        #[inline]
+        pub(super) fn $query(blocks: &[$block], hash: impl FnOnce() -> u64) -> bool {
+            let h = hash();
+            $has(&blocks[block_index(h, blocks.len())], h as u32)
+        }
+
+        $(#[$feature])*
+        #[inline]
+        pub(super) fn $insert(blocks: &mut [$block], hash: impl FnOnce() -> u64) -> bool {
+            let h = hash();
+            let b = block_index(h, blocks.len());
+            $set(&mut blocks[b], h as u32)
+        }
+
+        /// Hashes the queries in chunks of AHEAD, prefetching their blocks, and tests each
+        /// chunk after hashing the next: every block is fetched AHEAD to 2·AHEAD queries
+        /// before it is read.
+        $(#[$feature])*
+        #[inline]
+        #[allow(dead_code)]
+        pub(super) fn $batch(blocks: &[$block], hash_of: impl Fn(usize) -> u64, out: &mut [bool]) {
+            if out.is_empty() {
+                return;
+            }
+            let fetch = |j: usize| {
+                let h = hash_of(j);
+                let block = &blocks[block_index(h, blocks.len())];
+                prefetch(block);
+                (h as u32, block)
+            };
+            let mut waiting: [(u32, &$block); AHEAD] = [(0, &blocks[0]); AHEAD];
+            let mut tested = 0;
+            for start in (0..out.len()).step_by(AHEAD) {
+                let end = (start + AHEAD).min(out.len());
+                let mut next = waiting;
+                for (j, slot) in (start..end).zip(next.iter_mut()) {
+                    *slot = fetch(j);
+                }
+                for (o, &(h32, block)) in out[tested..start].iter_mut().zip(&waiting) {
+                    *o = $has(block, h32);
+                }
+                (tested, waiting) = (start, next);
+            }
+            for (o, &(h32, block)) in out[tested..].iter_mut().zip(&waiting) {
+                *o = $has(block, h32);
+            }
+        }
+    };
+}
+
+/// Plain Rust: eight multiplies and shifts per block, for any target.
+pub(crate) mod portable {
+    use super::{block_index, prefetch, Block256, Block512, AHEAD, SALT};
+
+    /// Lane i's bit: `1 << ((h32 · SALTᵢ) >> 27)`.
+    #[inline(always)]
+    fn mask256(h32: u32) -> [u32; 8] {
+        core::array::from_fn(|i| 1u32 << (h32.wrapping_mul(SALT[i]) >> 27))
+    }
+
+    /// Lane i's bit: `1 << ((h32 · SALTᵢ) >> 26)`.
+    #[inline(always)]
+    fn mask512(h32: u32) -> [u64; 8] {
+        core::array::from_fn(|i| 1u64 << (h32.wrapping_mul(SALT[i]) >> 26))
+    }
+
+    #[inline(always)]
+    pub(crate) fn has256(b: &Block256, h32: u32) -> bool {
+        let m = mask256(h32);
+        (0..8).fold(0, |miss, i| miss | (m[i] & !b.0[i])) == 0
+    }
+
+    #[inline(always)]
+    pub(crate) fn set256(b: &mut Block256, h32: u32) -> bool {
+        let m = mask256(h32);
+        let mut new = 0;
+        for (lane, m) in b.0.iter_mut().zip(m) {
+            new |= m & !*lane;
+            *lane |= m;
+        }
+        new != 0
+    }
+
+    #[inline(always)]
+    pub(crate) fn has512(b: &Block512, h32: u32) -> bool {
+        let m = mask512(h32);
+        (0..8).fold(0, |miss, i| miss | (m[i] & !b.0[i])) == 0
+    }
+
+    #[inline(always)]
+    pub(crate) fn set512(b: &mut Block512, h32: u32) -> bool {
+        let m = mask512(h32);
+        let mut new = 0;
+        for (lane, m) in b.0.iter_mut().zip(m) {
+            new |= m & !*lane;
+            *lane |= m;
+        }
+        new != 0
+    }
+
+    loops!();
+}
+
+/// AVX2: the eight lane masks in one or two 256-bit registers, tested with `vptest`.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+pub(crate) mod avx2 {
+    use super::{block_index, prefetch, Block256, Block512, AHEAD, SALT};
+    use core::arch::x86_64::{
+        __m256i, _mm256_andnot_si256, _mm256_load_si256, _mm256_mullo_epi32, _mm256_or_si256,
+        _mm256_set1_epi32, _mm256_set1_epi64x, _mm256_setr_epi32, _mm256_sllv_epi32,
+        _mm256_sllv_epi64, _mm256_srli_epi32, _mm256_store_si256, _mm256_testc_si256,
+        _mm256_testz_si256,
+    };
+
+    /// The eight 32-bit lane masks of Parquet's block: `vpmulld`, `vpsrld`, `vpsllvd`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn mask256(h32: u32) -> __m256i {
+        let s = SALT.map(|s| s as i32);
+        let salt = _mm256_setr_epi32(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]);
+        let product = _mm256_mullo_epi32(_mm256_set1_epi32(h32 as i32), salt);
+        _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_srli_epi32::<27>(product))
+    }
+
+    /// The eight 64-bit lane masks, lanes 0–3 and 4–7: `vpmulld` against the salts in the
+    /// even 32-bit lanes and 0 in the odd ones gives each 64-bit lane `h32 · SALTᵢ mod 2³²`
+    /// with a zero high half, so one `vpsrld` leaves exactly the six-bit shift for `vpsllvq`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn mask512(h32: u32) -> (__m256i, __m256i) {
+        let s = SALT.map(|s| s as i32);
+        let h = _mm256_set1_epi32(h32 as i32);
+        let one = _mm256_set1_epi64x(1);
+        let bit = |salt: __m256i| {
+            let shift = _mm256_srli_epi32::<26>(_mm256_mullo_epi32(h, salt));
+            _mm256_sllv_epi64(one, shift)
+        };
+        (
+            bit(_mm256_setr_epi32(s[0], 0, s[1], 0, s[2], 0, s[3], 0)),
+            bit(_mm256_setr_epi32(s[4], 0, s[5], 0, s[6], 0, s[7], 0)),
+        )
+    }
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn load(lanes: &[u8; 32]) -> __m256i {
+        // SAFETY: `lanes` is a reference to 32 bytes, aligned to 32 (every caller passes a
+        // part of a `Block256` or `Block512`, which are `align(32)` and `align(64)` with
+        // 32-byte halves): the aligned 256-bit load reads exactly them.
+        unsafe { _mm256_load_si256((lanes as *const [u8; 32]).cast()) }
+    }
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn store(lanes: &mut [u8; 32], v: __m256i) {
+        // SAFETY: as in `load`; `lanes` is borrowed mutably, so nothing else reads it.
+        unsafe { _mm256_store_si256((lanes as *mut [u8; 32]).cast(), v) }
+    }
+
+    /// The block's 32 bytes (`Block256` is `repr(C)` over `[u32; 8]`: 32 bytes, no padding).
+    #[inline(always)]
+    fn bytes256(b: &Block256) -> &[u8; 32] {
+        // SAFETY: `Block256` is `repr(C, align(32))` over `[u32; 8]`: exactly 32 initialised
+        // bytes, and any bytes are valid `u8`s; the lifetime is the borrow's.
+        unsafe { &*(b as *const Block256).cast::<[u8; 32]>() }
+    }
+
+    #[inline(always)]
+    fn bytes256_mut(b: &mut Block256) -> &mut [u8; 32] {
+        // SAFETY: as in `bytes256`, and any bytes written are valid `u32` lanes.
+        unsafe { &mut *(b as *mut Block256).cast::<[u8; 32]>() }
+    }
+
+    /// The block's two 32-byte halves, lanes 0–3 and 4–7.
+    #[inline(always)]
+    fn halves512(b: &Block512) -> (&[u8; 32], &[u8; 32]) {
+        // SAFETY: `Block512` is `repr(C, align(64))` over `[u64; 8]`: 64 initialised bytes
+        // with no padding, so it is two 32-byte arrays, each aligned to 32.
+        let halves = unsafe { &*(b as *const Block512).cast::<[[u8; 32]; 2]>() };
+        (&halves[0], &halves[1])
+    }
+
+    #[inline(always)]
+    fn halves512_mut(b: &mut Block512) -> &mut [[u8; 32]; 2] {
+        // SAFETY: as in `halves512`, and any bytes written are valid `u64` lanes.
+        unsafe { &mut *(b as *mut Block512).cast::<[[u8; 32]; 2]>() }
+    }
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(crate) fn has256(b: &Block256, h32: u32) -> bool {
+        _mm256_testc_si256(load(bytes256(b)), mask256(h32)) != 0
+    }
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(crate) fn set256(b: &mut Block256, h32: u32) -> bool {
+        let lanes = bytes256_mut(b);
+        let (v, m) = (load(lanes), mask256(h32));
+        let had = _mm256_testc_si256(v, m) != 0;
+        store(lanes, _mm256_or_si256(v, m));
+        !had
+    }
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(crate) fn has512(b: &Block512, h32: u32) -> bool {
+        let (lo, hi) = halves512(b);
+        let (m_lo, m_hi) = mask512(h32);
+        let miss = _mm256_or_si256(
+            _mm256_andnot_si256(load(lo), m_lo),
+            _mm256_andnot_si256(load(hi), m_hi),
+        );
+        _mm256_testz_si256(miss, miss) != 0
+    }
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(crate) fn set512(b: &mut Block512, h32: u32) -> bool {
+        let [lo, hi] = halves512_mut(b);
+        let (m_lo, m_hi) = mask512(h32);
+        let (v_lo, v_hi) = (load(lo), load(hi));
+        let miss = _mm256_or_si256(
+            _mm256_andnot_si256(v_lo, m_lo),
+            _mm256_andnot_si256(v_hi, m_hi),
+        );
+        store(lo, _mm256_or_si256(v_lo, m_lo));
+        store(hi, _mm256_or_si256(v_hi, m_hi));
+        _mm256_testz_si256(miss, miss) == 0
+    }
+
+    loops!(#[target_feature(enable = "avx2")]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Lane i of Parquet's block for `h32`, from the spec's words: `1 << ((h32 · SALTᵢ) >> 27)`.
+    fn spec_mask256(h32: u32) -> [u32; 8] {
+        let mut m = [0; 8];
+        for i in 0..8 {
+            m[i] = 1 << (h32.wrapping_mul(SALT[i]) >> 27);
+        }
+        m
+    }
+
+    #[test]
+    fn block_index_is_the_high_half_times_blocks() {
+        assert_eq!(block_index(0x0000_0000_ffff_ffff, 1000), 0);
+        assert_eq!(block_index(0xffff_ffff_0000_0000, 1000), 999);
+        assert_eq!(block_index(0x8000_0000_1234_5678, 1000), 500);
+        assert_eq!(
+            block_index(u64::MAX, u32::MAX as usize),
+            u32::MAX as usize - 1
+        );
+    }
+
+    #[test]
+    fn one_bit_per_lane() {
+        for h32 in [0u32, 1, 0xdead_beef, u32::MAX] {
+            let mut b = Block512::default();
+            assert!(b.insert(h32));
+            assert!(!b.insert(h32));
+            assert!(b.0.iter().all(|w| w.count_ones() == 1));
+            let mut p = Block256::default();
+            assert!(p.insert(h32));
+            assert_eq!(p.0, spec_mask256(h32));
+        }
+    }
+
+    fn kernels() -> impl Iterator<Item = Kernel> {
+        [Kernel::Portable, Kernel::Avx2]
+            .into_iter()
+            .filter(|k| k.is_supported())
+    }
+
+    proptest! {
+        /// Every kernel sets and finds the same bits as the portable one, on random blocks.
+        #[test]
+        fn kernels_agree(
+            lanes512 in proptest::array::uniform8(any::<u64>()),
+            lanes256 in proptest::array::uniform8(any::<u32>()),
+            sparse in any::<u64>(),
+            hashes in proptest::collection::vec(any::<u64>(), 1..40),
+        ) {
+            // dense random lanes answer "maybe" too often; AND them with sparse ones too
+            let thin = |x: u64, i: u64| x & crate::hash::splitmix64(&mut (sparse ^ i));
+            let blocks512: Vec<Block512> = (0..3u64)
+                .map(|j| Block512(core::array::from_fn(|i| {
+                    if j == 0 { lanes512[i] } else { thin(lanes512[i], i as u64 + 8 * j) }
+                })))
+                .collect();
+            let blocks256: Vec<Block256> = (0..3u64)
+                .map(|j| Block256(core::array::from_fn(|i| {
+                    if j == 0 { lanes256[i] } else { thin(u64::from(lanes256[i]), i as u64 + 8 * j) as u32 }
+                })))
+                .collect();
+            let want512: Vec<bool> = hashes
+                .iter()
+                .map(|&h| blocks512[block_index(h, 3)].contains(h as u32))
+                .collect();
+            let want256: Vec<bool> = hashes
+                .iter()
+                .map(|&h| blocks256[block_index(h, 3)].contains(h as u32))
+                .collect();
+            for kernel in kernels() {
+                let mut out = vec![false; hashes.len()];
+                contains512_batch(kernel, &blocks512, |i| hashes[i], &mut out);
+                prop_assert_eq!(&out, &want512);
+                contains256_batch(kernel, &blocks256, &hashes, &mut out);
+                prop_assert_eq!(&out, &want256);
+                for (i, &h) in hashes.iter().enumerate() {
+                    prop_assert_eq!(contains512(kernel, &blocks512, || h), want512[i]);
+                    prop_assert_eq!(contains256(kernel, &blocks256, h), want256[i]);
+                }
+                let (mut a, mut b) = (blocks512.clone(), blocks512.clone());
+                let (mut c, mut d) = (blocks256.clone(), blocks256.clone());
+                for &h in &hashes {
+                    let i = block_index(h, 3);
+                    prop_assert_eq!(insert512(kernel, &mut a, || h), b[i].insert(h as u32));
+                    prop_assert_eq!(insert256(kernel, &mut c, h), d[i].insert(h as u32));
+                    prop_assert_eq!(&a, &b);
+                    prop_assert_eq!(&c, &d);
+                }
+            }
+        }
+    }
+}
