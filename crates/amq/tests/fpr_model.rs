@@ -15,7 +15,8 @@ use amq::math::{self, binomial_sigma, plan, Spec, Target};
 use amq::window::WindowParams;
 use amq::{
     AgingBloom, BlockedBloomFilter, BloomFilter, CuckooFilter, ExpandableCuckooFilter,
-    NegativeCache, ScalableBloomFilter, SlidingWindowBloom, SlidingWindowCuckoo, TtlCuckooFilter,
+    NegativeCache, ScalableBloomFilter, SlidingWindowBloom, SlidingWindowCuckoo,
+    SplitBlockBloomFilter, TtlCuckooFilter,
 };
 
 /// Non-members queried per kind.
@@ -102,6 +103,25 @@ fn blocked_bloom() {
         });
         check(&format!("blocked-bloom ε = {e}"), p.fpr_exact, |h| {
             f.contains_hash(h)
+        });
+    }
+}
+
+#[test]
+fn split_block_bloom() {
+    for e in [0.01, 0.001] {
+        let p = plan(&Spec::SplitBlockBloom {
+            items: N,
+            target: Target::Fpr(e),
+        })
+        .unwrap();
+        let mut f = SplitBlockBloomFilter::new(p.m_bits, SEED).unwrap();
+        // the kind takes a 64-bit hash: the low half of each stream value
+        members(N).for_each(|h| {
+            f.insert_hash(h as u64);
+        });
+        check(&format!("split-block-bloom ε = {e}"), p.fpr_exact, |h| {
+            f.contains_hash(h as u64)
         });
     }
 }
