@@ -14,6 +14,7 @@ mod eth;
 mod filters;
 mod items;
 mod negative;
+mod parquet;
 mod window;
 
 use amq::math::Spec;
@@ -158,5 +159,6 @@ fn _amq(m: &Bound<'_, PyModule>) -> PyResult<()> {
     submodule(m, "btc", btc::register)?;
     submodule(m, "cashu", cashu::register)?;
     submodule(m, "algorand", algorand::register)?;
+    submodule(m, "parquet", parquet::register)?;
     Ok(())
 }

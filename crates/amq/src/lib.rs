@@ -68,7 +68,8 @@
 //!   (<https://github.com/bitcoin/bips/blob/master/bip-0037.mediawiki>) and BIP158 block
 //!   filters (<https://github.com/bitcoin/bips/blob/master/bip-0158.mediawiki>), Cashu's
 //!   NUT-23 draft GCS (<https://github.com/cashubtc/nuts/pull/261>), and the Algorand
-//!   unit-name registry's box filter.
+//!   unit-name registry's box filter; and Apache Parquet's split block Bloom filter
+//!   (`formats::parquet`, <https://github.com/apache/parquet-format/blob/master/BloomFilter.md>).
 //! * [`AnyFilter`] and [`Info`]: the registry that opens, creates, describes and encodes every
 //!   kind through one interface; [`math`]: false-positive rates, sizing and the planner
 //!   ([`math::plan`] for every kind); [`wire`]: the `.amq` file.

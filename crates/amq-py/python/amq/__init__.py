@@ -23,7 +23,8 @@ integers); batch calls also take NumPy ``uint64``/``int64`` arrays, read in plac
 with the GIL released.
 
 Chain formats: ``amq.eth`` (logsBloom), ``amq.btc`` (BIP37, BIP158), ``amq.cashu`` (NUT-23
-GCS filters), ``amq.algorand`` (the unit-name registry's box).
+GCS filters), ``amq.algorand`` (the unit-name registry's box). File formats: ``amq.parquet``
+(Parquet's split block Bloom filter).
 
 Errors: ``ValueError`` (parameters out of range, corrupt input), ``OverflowError``
 (integers out of range), ``MemoryError`` (a table that cannot be allocated),
@@ -44,7 +45,7 @@ from ._amq import (
     new,
     plan,
 )
-from . import algorand, btc, cashu, eth
+from . import algorand, btc, cashu, eth, parquet
 
 __all__ = [
     "AgingBloom",
@@ -61,5 +62,6 @@ __all__ = [
     "eth",
     "load",
     "new",
+    "parquet",
     "plan",
 ]

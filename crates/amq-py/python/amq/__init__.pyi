@@ -3,7 +3,7 @@
 from collections.abc import Iterable, Mapping
 from typing import Any, Optional, TypeVar, Union
 
-from . import algorand as algorand, btc as btc, cashu as cashu, eth as eth
+from . import algorand as algorand, btc as btc, cashu as cashu, eth as eth, parquet as parquet
 
 __version__: str
 

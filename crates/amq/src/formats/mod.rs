@@ -1,4 +1,5 @@
-//! Byte-exact filter formats used on real chains, each behind its own feature.
+//! Byte-exact filter formats used on real chains and in Parquet files, each behind its own
+//! feature.
 //!
 //! Each fixes its own hash, as its specification does; none uses the general XXH3 hashing.
 
@@ -16,3 +17,5 @@ pub mod cashu_state;
 mod compact_size;
 #[cfg(feature = "eth")]
 pub mod eth;
+#[cfg(feature = "parquet")]
+pub mod parquet;
