@@ -30,22 +30,16 @@
 //! # Ok::<(), amq::Error>(())
 //! ```
 
+use crate::bloom::split_block::kernel::{
+    contains256, contains256_batch, insert256, Block256 as Block, Kernel,
+};
 use crate::error::{Error, Result};
 use alloc::vec::Vec;
 use xxhash_rust::xxh64::xxh64;
 
 /// The eight odd constants that turn the low 32 bits of a hash into one bit per word
-/// (BloomFilter.md, "Technical Approach").
-pub const SALT: [u32; 8] = [
-    0x47b6_137b,
-    0x4497_4d91,
-    0x8824_ad5b,
-    0xa2b7_289d,
-    0x7054_95c7,
-    0x2df1_424b,
-    0x9efc_4947,
-    0x5c6b_fb31,
-];
+/// (BloomFilter.md, "Technical Approach"); the split-block kernel's own.
+pub use crate::bloom::split_block::kernel::SALT;
 
 /// Bytes per block: 256 bits, eight 32-bit words.
 pub const BLOCK_BYTES: usize = 32;
@@ -203,10 +197,21 @@ pub fn expected_fpr(n: u64, blocks: u64) -> f64 {
 ///
 /// Hash-level: insert and query 64-bit hashes ([`hash_i64`], [`hash_byte_array`], ... give a
 /// column value's hash). Equal filters have equal bitsets.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct ParquetBloomFilter {
     blocks: Vec<Block>,
+    /// The split-block kernel this CPU runs (AVX2 or portable; same bits).
+    kernel: Kernel,
 }
+
+/// Equal filters are equal bitsets, whichever kernel each runs.
+impl PartialEq for ParquetBloomFilter {
+    fn eq(&self, other: &Self) -> bool {
+        self.blocks == other.blocks
+    }
+}
+
+impl Eq for ParquetBloomFilter {}
 
 impl ParquetBloomFilter {
     /// An empty filter of `num_bytes` bytes (`num_bytes / 32` blocks), exactly: no rounding.
@@ -218,6 +223,7 @@ impl ParquetBloomFilter {
         check_num_bytes(num_bytes).map_err(|reason| Error::invalid("num_bytes", reason))?;
         Ok(ParquetBloomFilter {
             blocks: crate::bits::try_zeroed((num_bytes / BLOCK_BYTES) as u64, "num_bytes")?,
+            kernel: Kernel::detect(),
         })
     }
 
@@ -248,7 +254,10 @@ impl ParquetBloomFilter {
                 *word = u32::from_le_bytes([le[0], le[1], le[2], le[3]]);
             }
         }
-        Ok(ParquetBloomFilter { blocks })
+        Ok(ParquetBloomFilter {
+            blocks,
+            kernel: Kernel::detect(),
+        })
     }
 
     /// The bitset as Parquet stores it: [`size_bytes`](Self::size_bytes) bytes, blocks in
@@ -286,22 +295,21 @@ impl ParquetBloomFilter {
     /// The block a hash picks: `((h >> 32) · z) >> 32`.
     #[inline]
     pub fn block_index(&self, h: u64) -> usize {
-        (((h >> 32) * self.blocks.len() as u64) >> 32) as usize
+        crate::bloom::split_block::kernel::block_index(h, self.blocks.len())
     }
 
     /// Sets the eight bits of a hash; `true` if any was zero before (the value was certainly
     /// not there).
     #[inline]
     pub fn insert_hash(&mut self, h: u64) -> bool {
-        let b = self.block_index(h);
-        self.blocks[b].insert(h as u32)
+        insert256(self.kernel, &mut self.blocks, h)
     }
 
     /// `true` if the eight bits of a hash are all set ("maybe present"), `false` if the value
     /// is definitely absent.
     #[inline]
     pub fn contains_hash(&self, h: u64) -> bool {
-        self.blocks[self.block_index(h)].contains(h as u32)
+        contains256(self.kernel, &self.blocks, h)
     }
 
     /// Batched [`contains_hash`](Self::contains_hash): `out[i]` answers `hashes[i]`.
@@ -312,14 +320,7 @@ impl ParquetBloomFilter {
     /// # Panics
     /// If `out.len() != hashes.len()`.
     pub fn contains_hash_batch(&self, hashes: &[u64], out: &mut [bool]) {
-        crate::filter::check_batch(hashes.len(), out.len());
-        const AHEAD: usize = 16;
-        for (i, (&h, o)) in hashes.iter().zip(out.iter_mut()).enumerate() {
-            if let Some(&next) = hashes.get(i + AHEAD) {
-                crate::bits::prefetch(&self.blocks[self.block_index(next)]);
-            }
-            *o = self.contains_hash(h);
-        }
+        contains256_batch(self.kernel, &self.blocks, hashes, out);
     }
 
     /// Sets every bit of `other` in `self` (the filter of the union of the two sets).
@@ -379,51 +380,6 @@ fn check_num_bytes(num_bytes: usize) -> core::result::Result<(), alloc::string::
     Ok(())
 }
 
-// ---------------------------------------------------------------------------------------------
-// The block operations (scalar). At merge these give way to the split-block kernel
-// (`crate::bloom::split_block::kernel::Block256`, the same `#[repr(C, align(32))] [u32; 8]`
-// with `insert(&mut self, u32) -> bool` and `contains(&self, u32) -> bool`): replace `Block`
-// below with that type and delete this section.
-// ---------------------------------------------------------------------------------------------
-
-/// One 256-bit block: eight 32-bit words.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[repr(C, align(32))]
-struct Block([u32; 8]);
-
-impl Block {
-    /// The eight one-bit masks of `x`: word i gets bit `(x · SALTᵢ) >> 27`.
-    #[inline(always)]
-    fn mask(x: u32) -> [u32; 8] {
-        let mut m = [0u32; 8];
-        for (mi, salt) in m.iter_mut().zip(SALT) {
-            *mi = 1 << (x.wrapping_mul(salt) >> 27);
-        }
-        m
-    }
-
-    /// Sets the bits of `x`; `true` if any was zero before.
-    #[inline(always)]
-    fn insert(&mut self, x: u32) -> bool {
-        let mut fresh = 0;
-        for (w, m) in self.0.iter_mut().zip(Self::mask(x)) {
-            fresh |= m & !*w;
-            *w |= m;
-        }
-        fresh != 0
-    }
-
-    /// `true` if every bit of `x` is set.
-    #[inline(always)]
-    fn contains(&self, x: u32) -> bool {
-        let mut missing = 0;
-        for (w, m) in self.0.iter().zip(Self::mask(x)) {
-            missing |= m & !w;
-        }
-        missing == 0
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -431,10 +387,11 @@ mod tests {
     /// The mask of x = 1 is bit `SALTᵢ >> 27` of each word (worked by hand from the salts).
     #[test]
     fn mask_of_one_is_the_salts_top_five_bits() {
-        let m = Block::mask(1);
+        let mut block = Block::default();
+        block.insert(1);
         let top: [u32; 8] = [8, 8, 17, 20, 14, 5, 19, 11];
-        for i in 0..8 {
-            assert_eq!(m[i], 1 << top[i], "word {i}");
+        for (i, (word, bit)) in block.0.iter().zip(top).enumerate() {
+            assert_eq!(*word, 1 << bit, "word {i}");
         }
     }
 

@@ -20,7 +20,7 @@
 use crate::bits::prefetch;
 
 /// Parquet's eight odd salts, one per lane (BloomFilter.md, "Technical Approach").
-pub(crate) const SALT: [u32; 8] = [
+pub const SALT: [u32; 8] = [
     0x47b6_137b,
     0x4497_4d91,
     0x8824_ad5b,
