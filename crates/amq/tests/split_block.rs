@@ -201,7 +201,7 @@ fn registry_round_trip() {
     };
     let plan = amq::math::plan(&spec).unwrap();
     assert_eq!((plan.kind().name(), plan.k), ("split-block-bloom", 8));
-    assert!(plan.fpr <= 0.01 && plan.m_bits % 512 == 0);
+    assert!(plan.fpr <= 0.01 && plan.m_bits.is_multiple_of(512));
     let mut f = AnyFilter::new(&spec, 7).unwrap();
     assert_eq!(f.info().m_bits, plan.m_bits);
     for i in 0u64..1000 {
