@@ -102,7 +102,15 @@ fn plan_fields_and_kinds() {
         .iter()
         .map(|v| v["kind"].to_string())
         .collect();
-    assert_eq!(kinds, [r#""bloom""#, r#""blocked-bloom""#, r#""cuckoo""#]);
+    assert_eq!(
+        kinds,
+        [
+            r#""bloom""#,
+            r#""blocked-bloom""#,
+            r#""cuckoo""#,
+            r#""split-block-bloom""#
+        ]
+    );
     // cuckoo cannot reach 10⁻⁶ with 16-bit fingerprints: left out, with a note
     amq()
         .args(["plan", "--items", "1000", "--fpr", "1e-6", "--json"])

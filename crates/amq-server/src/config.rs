@@ -40,7 +40,7 @@ pub struct Preload {
     pub name: String,
     /// The file, one item per line (the line without its `\n` or `\r\n`).
     pub file: PathBuf,
-    /// The kind (`bloom`, `blocked-bloom` or `cuckoo`; default `bloom`).
+    /// The kind (`bloom`, `blocked-bloom`, `cuckoo` or `split-block-bloom`; default `bloom`).
     pub kind: amq::wire::Kind,
     /// ε (default 0.001).
     pub fpr: f64,
@@ -69,9 +69,12 @@ impl std::str::FromStr for Preload {
                         amq::wire::Kind::Bloom
                             | amq::wire::Kind::BlockedBloom
                             | amq::wire::Kind::Cuckoo
+                            | amq::wire::Kind::SplitBlockBloom
                     )
                 })
-                .ok_or_else(|| format!("{k:?}: KIND is bloom, blocked-bloom or cuckoo"))?,
+                .ok_or_else(|| {
+                    format!("{k:?}: KIND is bloom, blocked-bloom, cuckoo or split-block-bloom")
+                })?,
         };
         let fpr = match parts.next() {
             None => 0.001,

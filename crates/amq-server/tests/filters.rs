@@ -158,6 +158,10 @@ async fn every_kind_is_created_from_its_own_parameters() {
         ),
         ("c", json!({"kind": "cuckoo", "items": 100, "fpr": 0.001})),
         (
+            "s",
+            json!({"kind": "split-block-bloom", "items": 100, "fpr": 0.01}),
+        ),
+        (
             "w",
             json!({"kind": "sliding-window-bloom", "window_bits": 4096, "chunk_bits": 1024, "batch": 64, "k": 4}),
         ),
@@ -189,6 +193,9 @@ async fn every_kind_is_created_from_its_own_parameters() {
         assert_eq!(r.status, StatusCode::OK, "{name}: {:?}", r.body);
         assert_eq!(r.json()["added"].as_array().unwrap().len(), 2);
     }
+    // the split block filter holds what it was given
+    let r = call(&app, Method::GET, "/api/v1/filters/s/contains/y", None).await;
+    assert_eq!(r.json()["maybe"], true);
     // an aging filter stamped its items with the server's clock: found now
     let r = call(&app, Method::GET, "/api/v1/filters/a/contains/x", None).await;
     assert_eq!(r.json()["maybe"], true);

@@ -142,14 +142,17 @@ pub enum FilterKind {
     BlockedBloom,
     /// Cuckoo filter: 4-slot buckets of 8-, 12- or 16-bit fingerprints, with deletion.
     Cuckoo,
+    /// Split block Bloom filter: one bit in each 64-bit lane of a 512-bit block (k = 8).
+    SplitBlockBloom,
 }
 
 impl FilterKind {
     /// Every kind, in the order `amq plan` lists them.
-    pub const ALL: [FilterKind; 3] = [
+    pub const ALL: [FilterKind; 4] = [
         FilterKind::Bloom,
         FilterKind::BlockedBloom,
         FilterKind::Cuckoo,
+        FilterKind::SplitBlockBloom,
     ];
 
     /// The library's kind.
@@ -158,6 +161,7 @@ impl FilterKind {
             FilterKind::Bloom => amq::wire::Kind::Bloom,
             FilterKind::BlockedBloom => amq::wire::Kind::BlockedBloom,
             FilterKind::Cuckoo => amq::wire::Kind::Cuckoo,
+            FilterKind::SplitBlockBloom => amq::wire::Kind::SplitBlockBloom,
         }
     }
 }

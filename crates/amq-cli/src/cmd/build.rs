@@ -2,7 +2,7 @@
 
 use super::{parse_fpr, FilterKind};
 use crate::input;
-use amq::math::{bloom_plan, Spec, Target};
+use amq::math::{plan, Spec, Target};
 use amq::wire::Kind;
 use amq::{AnyFilter, CuckooFilter};
 use anyhow::{bail, Context, Result};
@@ -18,7 +18,8 @@ use std::process::ExitCode;
   amq build --fpr 0.01 -o words.amq /usr/share/dict/american-english-insane
   amq build --kind blocked-bloom --fpr 0.001 --items 1000000 -o ids.amq ids.txt
   printf 'a\\nb\\n' | amq build --bits 1024 --hashes 3 -o small.amq -
-  amq build --kind cuckoo --fpr 0.001 -o ids.amq ids.txt   (then: amq remove ids.amq ID)")]
+  amq build --kind cuckoo --fpr 0.001 -o ids.amq ids.txt   (then: amq remove ids.amq ID)
+  amq build --kind split-block-bloom --fpr 0.01 -o ids.amq ids.txt")]
 pub struct Args {
     /// The kind of filter.
     #[arg(long, value_enum, default_value = "bloom")]
@@ -51,8 +52,9 @@ pub struct Args {
     files: Vec<PathBuf>,
 }
 
-/// Calls `f` with the XXH3-128 hash (under --seed) of every input item and how many items
-/// came before it, moving the progress bar along; returns the number of items.
+/// Calls `f` with the item hash (under --seed) of every input item and how many items came
+/// before it, moving the progress bar along; returns the number of items. The hash is the
+/// kind's: XXH3-64 for a split block filter, XXH3-128 for the others.
 fn for_each_hash(
     a: &Args,
     bar: &indicatif::ProgressBar,
@@ -60,7 +62,12 @@ fn for_each_hash(
 ) -> Result<u64> {
     let mut count = 0u64;
     input::for_each_item(&a.files, a.hex, |item| {
-        f(amq::hash::hash128(item, a.seed), count)?;
+        let h = if a.kind == FilterKind::SplitBlockBloom {
+            u128::from(amq::hash::hash64(item, a.seed))
+        } else {
+            amq::hash::hash128(item, a.seed)
+        };
+        f(h, count)?;
         count += 1;
         if count.is_multiple_of(65_536) {
             bar.set_position(count);
@@ -93,6 +100,7 @@ fn insert_hash(f: &mut AnyFilter, h: u128) -> bool {
     match f {
         AnyFilter::Bloom(b) => b.insert_hash(h),
         AnyFilter::BlockedBloom(b) => b.insert_hash(h),
+        AnyFilter::SplitBlockBloom(b) => b.insert_hash(h as u64), // the XXH3-64 hash
         _ => unreachable!("build makes Bloom kinds only"),
     }
 }
@@ -137,7 +145,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
                 eprintln!(
                     "warning: about {n} distinct items went in, more than the {planned} planned (--items): the filter's fpr is now {} (planned {})",
                     crate::output::rate(from_fill(&f).1),
-                    crate::output::rate(bloom_plan(kind, planned, Target::Bits(m), Some(k))?.fpr)
+                    crate::output::rate(expected_fpr(kind, planned, m, k)?)
                 );
                 (f, n)
             }
@@ -158,7 +166,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         filter.to_bytes()
     })?)?;
     let info = filter.info();
-    let expected = bloom_plan(kind, n.max(1), Target::Bits(info.m_bits), Some(info.k))?.fpr;
+    let expected = expected_fpr(kind, n.max(1), info.m_bits, info.k)?;
     let summary = serde_json::json!({
         "output": a.output.display().to_string(),
         "kind": info.kind().name(),
@@ -183,6 +191,11 @@ pub fn run(a: Args) -> Result<ExitCode> {
         )
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The model's ε of a Bloom kind of m bits and k after n items.
+fn expected_fpr(kind: Kind, n: u64, m: u64, k: u32) -> Result<f64> {
+    Ok(plan(&Spec::sized(kind, n, Target::Bits(m), Some(k))?)?.fpr)
 }
 
 /// The filter to build for n items, from the flags.

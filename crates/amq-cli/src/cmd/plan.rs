@@ -72,7 +72,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     if !a.json {
         writeln!(
             out,
-            "{:<14} {:>14} {:>3} {:>14} {:>12} {:>12} {:>12} {:>10}",
+            "{:<17} {:>11} {:>3} {:>14} {:>12} {:>12} {:>12} {:>10}",
             "kind", "m_bits", "k", "bytes", "bits/key", "fpr", "fpr_exact", "bit_zero"
         )?;
     }
@@ -103,7 +103,7 @@ fn row(out: &mut impl Write, p: &Plan) -> Result<()> {
     };
     writeln!(
         out,
-        "{:<14} {:>14} {:>3} {:>14} {:>12.4} {:>12.6e} {:>12.6e} {:>10}",
+        "{:<17} {:>11} {:>3} {:>14} {:>12.4} {:>12.6e} {:>12.6e} {:>10}",
         p.kind().name(),
         p.m_bits,
         p.k,

@@ -24,7 +24,8 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     token_file: Option<PathBuf>,
     /// Build a filter from a word list (one item per line) at startup, replacing one of that
-    /// name; KIND is bloom (default), blocked-bloom or cuckoo; FPR defaults to 0.001.
+    /// name; KIND is bloom (default), blocked-bloom, cuckoo or split-block-bloom; FPR defaults
+    /// to 0.001.
     #[arg(long, value_name = "NAME=FILE[:KIND[:FPR]]")]
     preload: Vec<amq_server::Preload>,
     /// The largest request body in bytes (413 above).

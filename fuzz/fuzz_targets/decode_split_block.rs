@@ -1,0 +1,25 @@
+//! Any bytes given to the split block Bloom filter decoder: an error or a filter, never a
+//! panic; a filter that decodes re-encodes to the same bytes, answers queries on both kernels
+//! alike, and keeps an item it is given.
+#![no_main]
+
+use amq::{Filter, Insert, SplitBlockBloomFilter, SplitBlockKernel};
+use libfuzzer_sys::fuzz_target;
+
+mod common;
+
+fuzz_target!(|data: &[u8]| {
+    for data in common::with_fixed_checksum(data) {
+        if let Ok(f) = SplitBlockBloomFilter::from_bytes(&data) {
+            assert_eq!(f.to_bytes(), data);
+            let portable = f.clone().with_kernel(SplitBlockKernel::Portable).unwrap();
+            for item in [b"x".as_slice(), b"", &data[..data.len().min(9)]] {
+                assert_eq!(f.contains(item), portable.contains(item));
+            }
+            let _ = (f.estimated_fpr(), f.estimated_items(), f.info());
+            let mut g = f.clone();
+            g.insert(b"y".as_slice()).unwrap();
+            assert!(g.contains(b"y".as_slice()));
+        }
+    }
+});
