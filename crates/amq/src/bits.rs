@@ -160,25 +160,11 @@ impl BitVec {
 /// # Errors
 /// [`Error::OutOfMemory`] (naming `what`) when the allocation fails or `n` overflows `usize`.
 pub fn try_zeroed<T: Clone + Default>(n: u64, what: &'static str) -> Result<Vec<T>> {
-    try_zeroed_huge_from(n, what, HUGE_PAGE_MIN_BYTES)
-}
-
-/// [`try_zeroed`] with its own huge-page threshold: a vector of `huge_min_bytes` or more is
-/// advised. For tables probed at two or more random places per operation, whose page-table
-/// entries do not all fit the TLB well below [`HUGE_PAGE_MIN_BYTES`].
-///
-/// # Errors
-/// As [`try_zeroed`].
-pub(crate) fn try_zeroed_huge_from<T: Clone + Default>(
-    n: u64,
-    what: &'static str,
-    huge_min_bytes: usize,
-) -> Result<Vec<T>> {
     let fail = || Error::out_of_memory::<T>(what, n);
     let n = usize::try_from(n).map_err(|_| fail())?;
     let mut v = Vec::new();
     v.try_reserve_exact(n).map_err(|_| fail())?;
-    advise_huge_pages(v.spare_capacity_mut(), huge_min_bytes);
+    advise_huge_pages(v.spare_capacity_mut());
     v.resize(n, T::default());
     Ok(v)
 }
@@ -217,10 +203,10 @@ pub const HUGE_PAGE_MIN_BYTES: usize = 64 << 20;
 /// Marks the 2 MiB-aligned part of `memory` `MADV_HUGEPAGE`.
 #[cfg(all(feature = "std", target_os = "linux"))]
 #[allow(unsafe_code)]
-fn advise_huge_pages<T>(memory: &mut [core::mem::MaybeUninit<T>], min_bytes: usize) {
+fn advise_huge_pages<T>(memory: &mut [core::mem::MaybeUninit<T>]) {
     const HUGE_PAGE: usize = 2 << 20;
     let bytes = core::mem::size_of_val(memory);
-    if bytes < min_bytes {
+    if bytes < HUGE_PAGE_MIN_BYTES {
         return;
     }
     let start = memory.as_mut_ptr() as usize;
@@ -242,7 +228,7 @@ fn advise_huge_pages<T>(memory: &mut [core::mem::MaybeUninit<T>], min_bytes: usi
 }
 
 #[cfg(not(all(feature = "std", target_os = "linux")))]
-fn advise_huge_pages<T>(_memory: &mut [core::mem::MaybeUninit<T>], _min_bytes: usize) {}
+fn advise_huge_pages<T>(_memory: &mut [core::mem::MaybeUninit<T>]) {}
 
 /// `words` as little-endian bytes.
 pub fn words_to_le_bytes(words: &[u64]) -> Vec<u8> {
