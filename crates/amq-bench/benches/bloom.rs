@@ -18,7 +18,8 @@
 //! shuffled order), `neg` (10^7 non-members). `batch-pos`/`batch-neg` compare our
 //! `contains_batch` with single `contains` over the same queries, and `build-batch` our
 //! `insert_batch` with single inserts. Measured ε (over the 10^7 non-members) and bits per key
-//! are computed untimed and printed (`bloom <case> <filter>: ...`).
+//! are computed untimed and printed (`bloom <case> <filter>: ...`), and so is, per case, our time
+//! over fastbloom-foldhash's with the two passes alternated ([`paired_ratios`]).
 
 use amq::{BloomFilter, Filter, Insert, Item};
 use amq_bench::workload::{members, non_members, shuffled, string_key, u64_key};
@@ -133,6 +134,37 @@ fn q_xxh3<K: Key>(f: &fastbloom::BloomFilter, qs: &[K]) -> usize {
     qs.iter().filter(|q| f.contains_hash(xxh64(*q))).count()
 }
 
+/// Rounds of [`paired_ratios`].
+const ROUNDS: usize = 7;
+
+/// Our time over fastbloom-foldhash's on the same pass (positives, then negatives), the two
+/// passes run back to back in each of [`ROUNDS`] rounds, printed as the median ratio and the
+/// range: on a shared machine the load changes between criterion's benchmarks of one group,
+/// and alternating the two filters cancels that drift. A supplement to criterion's medians.
+fn paired_ratios<K: Key>(case: &Case<K>, amq: &BloomFilter, fold: &FoldBloom) {
+    for (kind, qs) in [("pos", &case.pos), ("neg", &case.neg)] {
+        let mut ratios: Vec<f64> = (0..ROUNDS)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                black_box(q_amq(amq, black_box(qs)));
+                let ours = t.elapsed();
+                let t = std::time::Instant::now();
+                black_box(q_fold(fold, black_box(qs)));
+                ours.as_secs_f64() / t.elapsed().as_secs_f64()
+            })
+            .collect();
+        ratios.sort_by(f64::total_cmp);
+        println!(
+            "bloom {} {kind}: amq-bloom / fastbloom-foldhash, paired over {ROUNDS} rounds: \
+             median {:.2}x (range {:.2}x to {:.2}x)",
+            case.name,
+            ratios[ROUNDS / 2],
+            ratios[0],
+            ratios[ROUNDS - 1]
+        );
+    }
+}
+
 /// A group timing one pass over `elements` items per iteration, 10 samples.
 fn group<'a>(
     c: &'a mut Criterion,
@@ -185,6 +217,7 @@ fn bench_case<K: Key>(c: &mut Criterion, case: &Case<K>) {
             case.neg.len()
         );
     }
+    paired_ratios(case, &amq, &fold);
     let batch = build_amq_batch(case);
     assert_eq!(batch, amq, "insert_batch builds the same filter");
 

@@ -16,7 +16,11 @@
 //! * `lookup-hit`: every member once, shuffled; `lookup-miss`: the 10⁷ non-members;
 //! * `batch-hit`, `batch-miss` (amq only): the same queries through `contains_batch`;
 //! * `delete`: 2¹⁷ members removed from a fresh clone of the full filter (the clone is not
-//!   timed).
+//!   timed);
+//! * group `cuckoo/expandable-4e6`: the expandable chain's `contains_batch` against `contains`.
+//!
+//! On a shared machine the load drifts between benchmarks, so the key comparisons are also
+//! printed as paired ratios ([`paired_ratios`]): the two passes back to back, in 7 rounds.
 //!
 //! Before the benchmarks, each filter's measured ε (over the 10⁷ non-members) and bits per key
 //! are printed on stderr: the comparisons are "at lower ε" (amq-f12 against cuckoofilter and
@@ -201,10 +205,89 @@ fn bench_batch(
     g.finish();
 }
 
+/// Rounds of [`paired_ratios`].
+const ROUNDS: usize = 7;
+
+/// The median and range over [`ROUNDS`] rounds of `ours()`'s time over `theirs()`'s, run back
+/// to back in each round.
+fn paired(mut ours: impl FnMut(), mut theirs: impl FnMut()) -> String {
+    let mut ratios: Vec<f64> = (0..ROUNDS)
+        .map(|_| {
+            let t = std::time::Instant::now();
+            ours();
+            let a = t.elapsed();
+            let t = std::time::Instant::now();
+            theirs();
+            a.as_secs_f64() / t.elapsed().as_secs_f64()
+        })
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    format!(
+        "median {:.2}x (range {:.2}x to {:.2}x)",
+        ratios[ROUNDS / 2],
+        ratios[0],
+        ratios[ROUNDS - 1]
+    )
+}
+
+/// The goals' comparisons as paired ratios: our build (one `insert` at a time and
+/// `insert_batch`) over qfilter's, and our lookups over qfilter's, f = 12 against r = 8 (lower
+/// ε, fewer bits) and f = 16 against r = 8 (about equal bits per key).
+fn paired_ratios(keys: &[u64], hits: &[u64], misses: &[u64]) {
+    let amq_one = |f: u32| {
+        let mut filter = amq::CuckooFilter::with_capacity(N, f, 0).unwrap();
+        for k in keys {
+            amq::Insert::insert(&mut filter, k).unwrap();
+        }
+        filter
+    };
+    let amq_batch = |f: u32| {
+        let mut filter = amq::CuckooFilter::with_capacity(N, f, 0).unwrap();
+        filter.insert_batch(keys).unwrap();
+        filter
+    };
+    let qf = |r: i32| {
+        let mut filter = qfilter::Filter::new(N, 2f64.powi(-r)).unwrap();
+        for k in keys {
+            filter.insert_duplicated(k).unwrap();
+        }
+        filter
+    };
+    let r8 = qf(8);
+    for f in [12u32, 16] {
+        let ours = amq_batch(f);
+        eprintln!(
+            "paired amq-f{f} / qfilter-r8: build {}, build-batch {}",
+            paired(|| drop(black_box(amq_one(f))), || drop(black_box(qf(8)))),
+            paired(|| drop(black_box(amq_batch(f))), || drop(black_box(qf(8)))),
+        );
+        for (what, queries) in [("lookup-hit", hits), ("lookup-miss", misses)] {
+            let refs: Vec<&u64> = queries.iter().collect();
+            let mut out = vec![false; refs.len()];
+            let single = paired(
+                || {
+                    black_box(lookups(&ours, queries));
+                },
+                || {
+                    black_box(lookups(&r8, queries));
+                },
+            );
+            let batch = paired(
+                || amq::Filter::contains_batch(&ours, black_box(&refs), &mut out),
+                || {
+                    black_box(lookups(&r8, queries));
+                },
+            );
+            eprintln!("paired amq-f{f} / qfilter-r8: {what} {single}, batch {batch}");
+        }
+    }
+}
+
 fn bench(c: &mut Criterion) {
     let keys = members(N, u64_key);
     let hits = shuffled(&keys, 0x5eed);
     let misses = non_members(N, N, u64_key);
+    paired_ratios(&keys, &hits, &misses);
 
     for f in [12u32, 16] {
         let name = format!("amq-f{f}");
@@ -239,6 +322,46 @@ fn bench(c: &mut Criterion) {
     }
 }
 
+/// The expandable chain (n₀ = 10⁶, ε = 1%, doubling) holding 4·10⁶ keys in three links:
+/// `contains_batch` against `contains` over 4·10⁶ shuffled members and 4·10⁶ non-members.
+fn bench_expandable(c: &mut Criterion) {
+    const M: u64 = 4_000_000;
+    let keys = members(M, u64_key);
+    let hits = shuffled(&keys, 0x5eed);
+    let misses = non_members(M, M, u64_key);
+    let params = amq::cuckoo::ExpandableParams::new(M / 4, 0.01);
+    let mut f = amq::cuckoo::ExpandableCuckooFilter::new(params, 0).unwrap();
+    for k in &keys {
+        amq::Insert::insert(&mut f, k).unwrap();
+    }
+    eprintln!("expandable: {} links for {M} keys", f.links());
+    let mut g = c.benchmark_group("cuckoo/expandable-4e6");
+    g.sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .throughput(Throughput::Elements(M))
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    for (what, queries) in [("hit", &hits), ("miss", &misses)] {
+        let refs: Vec<&u64> = queries.iter().collect();
+        let mut out = vec![false; refs.len()];
+        g.bench_function(BenchmarkId::new("contains", what), |b| {
+            b.iter(|| {
+                black_box(queries)
+                    .iter()
+                    .filter(|k| amq::Filter::contains(&f, *k))
+                    .count()
+            })
+        });
+        g.bench_function(BenchmarkId::new("contains_batch", what), |b| {
+            b.iter(|| {
+                amq::Filter::contains_batch(&f, black_box(&refs), &mut out);
+                out.iter().filter(|&&x| x).count()
+            })
+        });
+    }
+    g.finish();
+}
+
 /// Our measured ε on the probe set against the formula at the filter's load.
 fn report_fpr_against_formula(f: &amq::CuckooFilter, probe: &[u64]) {
     let fp = probe
@@ -254,5 +377,5 @@ fn report_fpr_against_formula(f: &amq::CuckooFilter, probe: &[u64]) {
     );
 }
 
-criterion_group!(benches, bench);
+criterion_group!(benches, bench, bench_expandable);
 criterion_main!(benches);
