@@ -1,381 +1,288 @@
-//! Bloom filters against the peer crates, at n = 10^6 and 10^7 items and ε = 1%.
+//! The classic `BloomFilter` against fastbloom, on the issue-14 workload ([`amq_bench::workload`]).
 //!
-//! Run: `cargo bench -p amq-bench --bench bloom` (about 4 minutes on 2 cores;
-//! `AMQ_BLOOM_N=1e6` or `1e7` runs one size only). Results and the goals they are checked
-//! against: BENCHMARKS.md, section "bloom".
+//! Run: `cargo bench -p amq-bench --bench bloom`. One case is a key set and a target ε:
+//! `u64-1e6`, `u64-1e7` (u64 keys, hashed as their 8 little-endian bytes) and `str-1e6`
+//! (16-byte string keys), each at ε = 1% and 0.1%. `AMQ_BLOOM_KEYS=u64-1e6` (a comma-separated
+//! list) and `AMQ_BLOOM_FPR=0.01` run fewer cases; criterion filters pick benchmarks within them.
 //!
-//! Items are distinct u64 keys (a bijective mix of a counter), hashed as their 8
-//! little-endian bytes. Every filter gets the same items:
+//! Every filter gets the same key bytes and the same m and k (our `with_fpr` sizing):
 //!
-//! * `amq-bloom`, `amq-blocked`: ours, XXH3-128 with a seed (`Insert::insert`/`Filter::contains`);
-//! * `fastbloom-sip`: fastbloom with its default hasher (SipHash-1-3), `insert`/`contains`;
-//! * `fastbloom-xxh3`: fastbloom given one-shot XXH3-64 with a seed, `insert_hash`/
-//!   `contains_hash` (xxhash-rust's `Xxh3Builder` would derive a 192-byte secret from the seed
-//!   on every hash, far slower: the one-shot hash is the fast seeded hasher a user would pick);
-//! * `bloomfilter`: its only hashing (two SipHash-1-3);
-//! * `sbbf-rs-safe`: split block Bloom filter (Parquet), one-shot XXH3-64 with a seed;
-//! * `xorf-bfuse8`: BinaryFuse8 over XXH3-64 hashes of the items, the static reference.
+//! * `amq-bloom`: ours, XXH3-128 with a seed (`Insert::insert`/`Filter::contains`);
+//! * `fastbloom-foldhash`: fastbloom 0.17 with foldhash's seeded `fast::FixedState` through
+//!   `insert`/`contains` (the key's `Hash`);
+//! * `fastbloom-sip`: fastbloom with its default hasher (SipHash-1-3);
+//! * `fastbloom-xxh3`: fastbloom given one-shot XXH3-64 with a seed of the key bytes,
+//!   `insert_hash`/`contains_hash`.
 //!
-//! The classic peers get our classic filter's m and k (bloomfilter picks its own k for that
-//! m), and sbbf-rs-safe gets exactly our blocked filter's bytes, so each comparison is at equal
-//! bits per key. Measured ε and bits per key are computed once, untimed, and printed.
-//!
-//! Queries: a fixed set of 2^16 members drawn at random (positive) and 2^16 non-members
-//! (negative), so successive queries touch unrelated cache lines as in real use.
+//! Timed: `build` (allocate and insert all n members), `pos` (every member queried once, in a
+//! shuffled order), `neg` (10^7 non-members). `batch-pos`/`batch-neg` compare our
+//! `contains_batch` with single `contains` over the same queries, and `build-batch` our
+//! `insert_batch` with single inserts. Measured ε (over the 10^7 non-members) and bits per key
+//! are computed untimed and printed (`bloom <case> <filter>: ...`), and so is, per case, our time
+//! over fastbloom-foldhash's with the two passes alternated ([`paired_ratios`]).
 
-use amq::{BlockedBloomFilter, BloomFilter, Filter, Insert};
-use amq_bench::mix;
-use criterion::{
-    criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
-};
+use amq::{BloomFilter, Filter, Insert, Item};
+use amq_bench::workload::{members, non_members, shuffled, string_key, u64_key};
+use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
+use std::hash::Hash;
 use std::hint::black_box;
 use std::time::Duration;
-use xorf::Filter as _;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 const SEED: u64 = 0x0123_4567_89ab_cdef;
-const FPR: f64 = 0.01;
-/// Queries per timed iteration.
-const QUERIES: usize = 1 << 16;
-/// Non-members probed (untimed) for the measured ε.
-const PROBES: u64 = 10_000_000;
+/// Non-members per case: the negative queries and the ε probe.
+const NON_MEMBERS: u64 = 10_000_000;
 
-/// Member i is `mix(i)` for i < n; non-member j is `mix(n + j)`.
-fn member(i: u64) -> u64 {
-    mix(i)
-}
-fn non_member(n: u64, j: u64) -> u64 {
-    mix(n + j)
-}
+type FoldBloom = fastbloom::BloomFilter<foldhash::fast::FixedState>;
 
-/// The seeded one-shot XXH3-64 the peers that take a u64 hash get.
+/// A key of the workload: our `Item` (its bytes) and Rust's `Hash` (for fastbloom).
+trait Key: Item + Hash + Clone + Sync {}
+impl<K: Item + Hash + Clone + Sync> Key for K {}
+
+/// The seeded one-shot XXH3-64 of the key bytes, for `fastbloom-xxh3`.
 #[inline(always)]
-fn xxh64(key: &u64) -> u64 {
-    xxh3_64_with_seed(&key.to_le_bytes(), SEED)
+fn xxh64<K: Key>(key: &K) -> u64 {
+    key.with_bytes(|b| xxh3_64_with_seed(b, SEED))
 }
 
-struct Data {
-    n: u64,
-    keys: Vec<u64>,
-    pos: Vec<u64>,
-    neg: Vec<u64>,
+/// One case: the members, the same members shuffled (positive queries) and the non-members.
+struct Case<K> {
+    name: String,
+    fpr: f64,
+    keys: Vec<K>,
+    pos: Vec<K>,
+    neg: Vec<K>,
 }
 
-impl Data {
-    fn new(n: u64) -> Self {
-        let keys: Vec<u64> = (0..n).map(member).collect();
-        // positive queries: members at random positions (an index stream from mix, reduced)
-        let pos = (0..QUERIES as u64)
-            .map(|q| keys[amq::hash::reduce(mix(q ^ 0xabcd), n) as usize])
-            .collect();
-        let neg = (0..QUERIES as u64).map(|j| non_member(n, j)).collect();
-        Data { n, keys, pos, neg }
+impl<K: Key> Case<K> {
+    fn new(name: String, n: u64, fpr: f64, key: impl Fn(u64) -> K + Copy) -> Self {
+        let keys = members(n, key);
+        let pos = shuffled(&keys, 0x5eed);
+        let neg = non_members(n, NON_MEMBERS, key);
+        Case {
+            name,
+            fpr,
+            keys,
+            pos,
+            neg,
+        }
+    }
+    fn n(&self) -> u64 {
+        self.keys.len() as u64
     }
 }
 
-/// Build functions: the timed builds and the one built filter of each kind come from these.
-fn build_bloom(d: &Data) -> BloomFilter {
-    let mut f = BloomFilter::with_fpr(d.n, FPR, SEED).expect("valid size");
-    for k in &d.keys {
+fn build_amq<K: Key>(c: &Case<K>) -> BloomFilter {
+    let mut f = BloomFilter::with_fpr(c.n(), c.fpr, SEED).expect("valid size");
+    for k in &c.keys {
         f.insert(k).expect("a Bloom filter is never full");
     }
     f
 }
-fn build_blocked(d: &Data) -> BlockedBloomFilter {
-    let mut f = BlockedBloomFilter::with_fpr(d.n, FPR, SEED).expect("valid size");
-    for k in &d.keys {
-        f.insert(k).expect("a Bloom filter is never full");
-    }
+fn build_amq_batch<K: Key>(c: &Case<K>) -> BloomFilter {
+    let mut f = BloomFilter::with_fpr(c.n(), c.fpr, SEED).expect("valid size");
+    f.insert_batch(&c.keys);
     f
 }
-fn build_fastbloom_sip(d: &Data, m: u64, k: u32) -> fastbloom::BloomFilter {
+fn build_fold<K: Key>(c: &Case<K>, m: u64, k: u32) -> FoldBloom {
     let mut f = fastbloom::BloomFilter::with_num_bits(m as usize)
-        .seed(&u128::from(SEED))
+        .hasher(foldhash::fast::FixedState::with_seed(SEED))
         .hashes(k);
-    for key in &d.keys {
+    for key in &c.keys {
         f.insert(key);
     }
     f
 }
-fn build_fastbloom_xxh3(d: &Data, m: u64, k: u32) -> fastbloom::BloomFilter {
+fn build_sip<K: Key>(c: &Case<K>, m: u64, k: u32) -> fastbloom::BloomFilter {
+    let mut f = fastbloom::BloomFilter::with_num_bits(m as usize)
+        .seed(&u128::from(SEED))
+        .hashes(k);
+    for key in &c.keys {
+        f.insert(key);
+    }
+    f
+}
+fn build_xxh3<K: Key>(c: &Case<K>, m: u64, k: u32) -> fastbloom::BloomFilter {
     let mut f = fastbloom::BloomFilter::with_num_bits(m as usize).hashes(k);
-    for key in &d.keys {
+    for key in &c.keys {
         f.insert_hash(xxh64(key));
     }
     f
-}
-fn build_bloomfilter(d: &Data, m: u64) -> bloomfilter::Bloom<u64> {
-    let seed = [0x5a; 32];
-    let mut f = bloomfilter::Bloom::new_with_seed(m.div_ceil(8) as usize, d.n as usize, &seed)
-        .expect("valid size");
-    for key in &d.keys {
-        f.set(key);
-    }
-    f
-}
-fn build_sbbf(d: &Data, bytes: u64) -> sbbf_rs_safe::Filter {
-    let mut f =
-        sbbf_rs_safe::Filter::from_bytes(&vec![0u8; bytes as usize]).expect("whole buckets");
-    for key in &d.keys {
-        f.insert_hash(xxh64(key));
-    }
-    f
-}
-fn build_bfuse8(d: &Data) -> xorf::BinaryFuse8 {
-    let hashes: Vec<u64> = d.keys.iter().map(xxh64).collect();
-    xorf::BinaryFuse8::try_from(&hashes).expect("distinct keys")
-}
-
-/// Every filter, built once from the same items and reused by the query benchmarks.
-struct Filters {
-    bloom: BloomFilter,
-    blocked: BlockedBloomFilter,
-    fb_sip: fastbloom::BloomFilter,
-    fb_xxh3: fastbloom::BloomFilter,
-    bloomfilter: bloomfilter::Bloom<u64>,
-    sbbf: sbbf_rs_safe::Filter,
-    bfuse8: xorf::BinaryFuse8,
-}
-
-impl Filters {
-    fn build(d: &Data) -> Self {
-        let bloom = build_bloom(d);
-        let blocked = build_blocked(d);
-        let (m, k) = (bloom.m(), bloom.k());
-        Filters {
-            fb_sip: build_fastbloom_sip(d, m, k),
-            fb_xxh3: build_fastbloom_xxh3(d, m, k),
-            bloomfilter: build_bloomfilter(d, m),
-            sbbf: build_sbbf(d, blocked.size_bytes()),
-            bfuse8: build_bfuse8(d),
-            bloom,
-            blocked,
-        }
-    }
-
-    /// (name, bits of memory, query) for each filter.
-    #[allow(clippy::type_complexity)]
-    fn each(&self) -> Vec<(&'static str, u64, Box<dyn Fn(&u64) -> bool + '_>)> {
-        vec![
-            (
-                "amq-bloom",
-                self.bloom.size_bytes() * 8,
-                Box::new(|q| self.bloom.contains(q)),
-            ),
-            (
-                "amq-blocked",
-                self.blocked.m(),
-                Box::new(|q| self.blocked.contains(q)),
-            ),
-            (
-                "fastbloom-sip",
-                self.fb_sip.num_bits() as u64,
-                Box::new(|q| self.fb_sip.contains(q)),
-            ),
-            (
-                "fastbloom-xxh3",
-                self.fb_xxh3.num_bits() as u64,
-                Box::new(|q| self.fb_xxh3.contains_hash(xxh64(q))),
-            ),
-            (
-                "bloomfilter",
-                self.bloomfilter.len(),
-                Box::new(|q| self.bloomfilter.check(q)),
-            ),
-            (
-                "sbbf-rs-safe",
-                self.sbbf.as_bytes().len() as u64 * 8,
-                Box::new(|q| self.sbbf.contains_hash(xxh64(q))),
-            ),
-            (
-                "xorf-bfuse8",
-                self.bfuse8.fingerprints.len() as u64 * 8,
-                Box::new(|q| self.bfuse8.contains(&xxh64(q))),
-            ),
-        ]
-    }
-
-    /// Prints, per filter, bits per key and ε measured over [`PROBES`] non-members
-    /// (and checks there are no false negatives on the positive query set).
-    fn report(&self, d: &Data) {
-        println!(
-            "bloom n={} shape: amq-bloom m={} k={}; amq-blocked m={} k={}; bloomfilter k={}",
-            d.n,
-            self.bloom.m(),
-            self.bloom.k(),
-            self.blocked.m(),
-            self.blocked.k(),
-            self.bloomfilter.number_of_hash_functions()
-        );
-        for (name, bits, q) in self.each() {
-            assert!(d.pos.iter().all(&q), "{name}: false negative");
-            let fp = (0..PROBES).filter(|&j| q(&non_member(d.n, j))).count();
-            println!(
-                "bloom n={} {name}: bits/key {:.3}, measured fpr {:.5} ({fp} of {PROBES})",
-                d.n,
-                bits as f64 / d.n as f64,
-                fp as f64 / PROBES as f64,
-            );
-        }
-    }
-}
-
-/// Answers every query of a set; the timed body of the query benchmarks.
-#[inline(always)]
-fn count(queries: &[u64], query: impl Fn(&u64) -> bool) -> usize {
-    queries.iter().filter(|q| query(q)).count()
 }
 
 // One query loop per filter, each compiled on its own (not inlined into the benchmark
 // closures), so that every filter's loop gets the same treatment from the optimiser.
 #[inline(never)]
-fn q_amq_bloom(f: &BloomFilter, qs: &[u64]) -> usize {
-    count(qs, |q| f.contains(q))
+fn q_amq<K: Key>(f: &BloomFilter, qs: &[K]) -> usize {
+    qs.iter().filter(|q| f.contains(*q)).count()
 }
 #[inline(never)]
-fn q_amq_blocked(f: &BlockedBloomFilter, qs: &[u64]) -> usize {
-    count(qs, |q| f.contains(q))
+fn q_amq_batch<K: Key>(f: &BloomFilter, refs: &[&K], out: &mut [bool]) -> usize {
+    f.contains_batch(refs, out);
+    out.iter().filter(|&&x| x).count()
 }
 #[inline(never)]
-fn q_fastbloom_sip(f: &fastbloom::BloomFilter, qs: &[u64]) -> usize {
-    count(qs, |q| f.contains(q))
+fn q_fold<K: Key>(f: &FoldBloom, qs: &[K]) -> usize {
+    qs.iter().filter(|q| f.contains(*q)).count()
 }
 #[inline(never)]
-fn q_fastbloom_xxh3(f: &fastbloom::BloomFilter, qs: &[u64]) -> usize {
-    count(qs, |q| f.contains_hash(xxh64(q)))
+fn q_sip<K: Key>(f: &fastbloom::BloomFilter, qs: &[K]) -> usize {
+    qs.iter().filter(|q| f.contains(*q)).count()
 }
 #[inline(never)]
-fn q_bloomfilter(f: &bloomfilter::Bloom<u64>, qs: &[u64]) -> usize {
-    count(qs, |q| f.check(q))
-}
-#[inline(never)]
-fn q_sbbf(f: &sbbf_rs_safe::Filter, qs: &[u64]) -> usize {
-    count(qs, |q| f.contains_hash(xxh64(q)))
-}
-#[inline(never)]
-fn q_bfuse8(f: &xorf::BinaryFuse8, qs: &[u64]) -> usize {
-    count(qs, |q| f.contains(&xxh64(q)))
+fn q_xxh3<K: Key>(f: &fastbloom::BloomFilter, qs: &[K]) -> usize {
+    qs.iter().filter(|q| f.contains_hash(xxh64(*q))).count()
 }
 
-fn bench_n(c: &mut Criterion, n: u64, label: &str) {
-    let d = Data::new(n);
-    let f = Filters::build(&d);
-    f.report(&d);
-    let (m, k) = (f.bloom.m(), f.bloom.k());
-    let sbbf_bytes = f.blocked.size_bytes();
+/// Rounds of [`paired_ratios`].
+const ROUNDS: usize = 7;
 
-    // ---- build: allocate, insert (hash included) every item ---------------------------------
-    let mut g = c.benchmark_group(format!("bloom/{label}/build"));
+/// Our time over fastbloom-foldhash's on the same pass (positives, then negatives), the two
+/// passes run back to back in each of [`ROUNDS`] rounds, printed as the median ratio and the
+/// range: on a shared machine the load changes between criterion's benchmarks of one group,
+/// and alternating the two filters cancels that drift. A supplement to criterion's medians.
+fn paired_ratios<K: Key>(case: &Case<K>, amq: &BloomFilter, fold: &FoldBloom) {
+    for (kind, qs) in [("pos", &case.pos), ("neg", &case.neg)] {
+        let mut ratios: Vec<f64> = (0..ROUNDS)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                black_box(q_amq(amq, black_box(qs)));
+                let ours = t.elapsed();
+                let t = std::time::Instant::now();
+                black_box(q_fold(fold, black_box(qs)));
+                ours.as_secs_f64() / t.elapsed().as_secs_f64()
+            })
+            .collect();
+        ratios.sort_by(f64::total_cmp);
+        println!(
+            "bloom {} {kind}: amq-bloom / fastbloom-foldhash, paired over {ROUNDS} rounds: \
+             median {:.2}x (range {:.2}x to {:.2}x)",
+            case.name,
+            ratios[ROUNDS / 2],
+            ratios[0],
+            ratios[ROUNDS - 1]
+        );
+    }
+}
+
+/// A group timing one pass over `elements` items per iteration, 10 samples.
+fn group<'a>(
+    c: &'a mut Criterion,
+    name: String,
+    elements: u64,
+) -> criterion::BenchmarkGroup<'a, criterion::measurement::WallTime> {
+    let mut g = c.benchmark_group(name);
     g.sample_size(10)
         .sampling_mode(SamplingMode::Flat)
-        .throughput(Throughput::Elements(n))
-        .warm_up_time(Duration::from_millis(if n > 1_000_000 { 100 } else { 500 }))
-        .measurement_time(Duration::from_secs(if n > 1_000_000 { 6 } else { 2 }));
-    g.bench_function("amq-bloom", |b| b.iter_with_large_drop(|| build_bloom(&d)));
-    g.bench_function("amq-blocked", |b| {
-        b.iter_with_large_drop(|| build_blocked(&d))
+        .throughput(Throughput::Elements(elements))
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    g
+}
+
+fn bench_case<K: Key>(c: &mut Criterion, case: &Case<K>) {
+    let n = case.n();
+    let amq = build_amq(case);
+    let (m, k) = (amq.m(), amq.k());
+    let fold = build_fold(case, m, k);
+    let sip = build_sip(case, m, k);
+    let xxh3 = build_xxh3(case, m, k);
+
+    // untimed: shape, no false negatives, measured ε
+    let answers = [
+        ("amq-bloom", q_amq(&amq, &case.pos), q_amq(&amq, &case.neg)),
+        (
+            "fastbloom-foldhash",
+            q_fold(&fold, &case.pos),
+            q_fold(&fold, &case.neg),
+        ),
+        (
+            "fastbloom-sip",
+            q_sip(&sip, &case.pos),
+            q_sip(&sip, &case.neg),
+        ),
+        (
+            "fastbloom-xxh3",
+            q_xxh3(&xxh3, &case.pos),
+            q_xxh3(&xxh3, &case.neg),
+        ),
+    ];
+    for (name, pos, fp) in answers {
+        assert_eq!(pos as u64, n, "{name}: false negative");
+        println!(
+            "bloom {} {name}: m = {m}, k = {k}, bits/key {:.3}, measured fpr {:.5}% ({fp} of {})",
+            case.name,
+            m as f64 / n as f64,
+            100.0 * fp as f64 / case.neg.len() as f64,
+            case.neg.len()
+        );
+    }
+    paired_ratios(case, &amq, &fold);
+    let batch = build_amq_batch(case);
+    assert_eq!(batch, amq, "insert_batch builds the same filter");
+
+    let mut g = group(c, format!("bloom/{}/build", case.name), n);
+    g.bench_function("amq-bloom", |b| b.iter_with_large_drop(|| build_amq(case)));
+    g.bench_function("amq-bloom-insert_batch", |b| {
+        b.iter_with_large_drop(|| build_amq_batch(case))
+    });
+    g.bench_function("fastbloom-foldhash", |b| {
+        b.iter_with_large_drop(|| build_fold(case, m, k))
     });
     g.bench_function("fastbloom-sip", |b| {
-        b.iter_with_large_drop(|| build_fastbloom_sip(&d, m, k))
+        b.iter_with_large_drop(|| build_sip(case, m, k))
     });
     g.bench_function("fastbloom-xxh3", |b| {
-        b.iter_with_large_drop(|| build_fastbloom_xxh3(&d, m, k))
-    });
-    g.bench_function("bloomfilter", |b| {
-        b.iter_with_large_drop(|| build_bloomfilter(&d, m))
-    });
-    g.bench_function("sbbf-rs-safe", |b| {
-        b.iter_with_large_drop(|| build_sbbf(&d, sbbf_bytes))
-    });
-    g.bench_function("xorf-bfuse8", |b| {
-        b.iter_with_large_drop(|| build_bfuse8(&d))
+        b.iter_with_large_drop(|| build_xxh3(case, m, k))
     });
     g.finish();
 
-    // ---- single queries, hash included --------------------------------------------------------
-    for (kind, queries) in [("pos", &d.pos), ("neg", &d.neg)] {
-        let mut g = c.benchmark_group(format!("bloom/{label}/{kind}"));
-        g.sample_size(10)
-            .throughput(Throughput::Elements(QUERIES as u64))
-            .warm_up_time(Duration::from_millis(300))
-            .measurement_time(Duration::from_millis(1500));
-        let bench =
-            |g: &mut criterion::BenchmarkGroup<'_, _>, name: &str, run: &dyn Fn() -> usize| {
-                g.bench_function(name, |b| b.iter(run));
-            };
-        bench(&mut g, "amq-bloom", &|| {
-            q_amq_bloom(&f.bloom, black_box(queries))
+    for (kind, qs) in [("pos", &case.pos), ("neg", &case.neg)] {
+        let mut g = group(c, format!("bloom/{}/{kind}", case.name), qs.len() as u64);
+        g.bench_function("amq-bloom", |b| b.iter(|| q_amq(&amq, black_box(qs))));
+        g.bench_function("fastbloom-foldhash", |b| {
+            b.iter(|| q_fold(&fold, black_box(qs)))
         });
-        bench(&mut g, "amq-blocked", &|| {
-            q_amq_blocked(&f.blocked, black_box(queries))
-        });
-        bench(&mut g, "fastbloom-sip", &|| {
-            q_fastbloom_sip(&f.fb_sip, black_box(queries))
-        });
-        bench(&mut g, "fastbloom-xxh3", &|| {
-            q_fastbloom_xxh3(&f.fb_xxh3, black_box(queries))
-        });
-        bench(&mut g, "bloomfilter", &|| {
-            q_bloomfilter(&f.bloomfilter, black_box(queries))
-        });
-        bench(&mut g, "sbbf-rs-safe", &|| {
-            q_sbbf(&f.sbbf, black_box(queries))
-        });
-        bench(&mut g, "xorf-bfuse8", &|| {
-            q_bfuse8(&f.bfuse8, black_box(queries))
+        g.bench_function("fastbloom-sip", |b| b.iter(|| q_sip(&sip, black_box(qs))));
+        g.bench_function("fastbloom-xxh3", |b| {
+            b.iter(|| q_xxh3(&xxh3, black_box(qs)))
         });
         g.finish();
-    }
 
-    // ---- batched against single queries (both prefetch) ---------------------------------------
-    let mut out = vec![false; QUERIES];
-    for (kind, queries) in [("pos", &d.pos), ("neg", &d.neg)] {
-        let refs: Vec<&u64> = queries.iter().collect();
-        let hashes: Vec<u128> = queries.iter().map(|q| f.blocked.hash(q)).collect();
-        let mut g = c.benchmark_group(format!("bloom/{label}/batch-{kind}"));
-        g.sample_size(10)
-            .throughput(Throughput::Elements(QUERIES as u64))
-            .warm_up_time(Duration::from_millis(300))
-            .measurement_time(Duration::from_millis(1500));
-        g.bench_function(BenchmarkId::new("amq-blocked", "contains_batch"), |b| {
-            b.iter(|| {
-                f.blocked.contains_batch(black_box(&refs), &mut out);
-                out.iter().filter(|&&x| x).count()
-            })
-        });
-        g.bench_function(BenchmarkId::new("amq-blocked", "contains_hash"), |b| {
-            b.iter(|| {
-                black_box(&hashes)
-                    .iter()
-                    .filter(|&&h| f.blocked.contains_hash(h))
-                    .count()
-            })
-        });
-        g.bench_function(
-            BenchmarkId::new("amq-blocked", "contains_hash_batch"),
-            |b| {
-                b.iter(|| {
-                    f.blocked.contains_hash_batch(black_box(&hashes), &mut out);
-                    out.iter().filter(|&&x| x).count()
-                })
-            },
+        let refs: Vec<&K> = qs.iter().collect();
+        let mut out = vec![false; qs.len()];
+        let mut g = group(
+            c,
+            format!("bloom/{}/batch-{kind}", case.name),
+            qs.len() as u64,
         );
-        g.bench_function(BenchmarkId::new("amq-bloom", "contains_batch"), |b| {
-            b.iter(|| {
-                f.bloom.contains_batch(black_box(&refs), &mut out);
-                out.iter().filter(|&&x| x).count()
-            })
+        g.bench_function("contains", |b| b.iter(|| q_amq(&amq, black_box(qs))));
+        g.bench_function("contains_batch", |b| {
+            b.iter(|| q_amq_batch(&amq, black_box(&refs), &mut out))
         });
         g.finish();
     }
 }
 
-/// Both sizes; `AMQ_BLOOM_N=1e6` (or `1e7`) runs only one, for a quicker look.
+/// Every case, or those `AMQ_BLOOM_KEYS` and `AMQ_BLOOM_FPR` name.
 fn bloom(c: &mut Criterion) {
-    let only = std::env::var("AMQ_BLOOM_N").ok();
-    for (n, label) in [(1_000_000, "1e6"), (10_000_000, "1e7")] {
-        if only.as_deref().is_none_or(|o| o == label) {
-            bench_n(c, n, label);
+    let keys = std::env::var("AMQ_BLOOM_KEYS").ok();
+    let fprs = std::env::var("AMQ_BLOOM_FPR").ok();
+    let wanted =
+        |v: &Option<String>, x: &str| v.as_deref().is_none_or(|v| v.split(',').any(|w| w == x));
+    for (fpr, fpr_label) in [(0.01, "1%"), (0.001, "0.1%")] {
+        if !wanted(&fprs, &fpr.to_string()) {
+            continue;
+        }
+        for (keys_label, n) in [("u64-1e6", 1_000_000), ("u64-1e7", 10_000_000)] {
+            if wanted(&keys, keys_label) {
+                let case = Case::new(format!("{keys_label}/{fpr_label}"), n, fpr, u64_key);
+                bench_case(c, &case);
+            }
+        }
+        if wanted(&keys, "str-1e6") {
+            let case = Case::new(format!("str-1e6/{fpr_label}"), 1_000_000, fpr, string_key);
+            bench_case(c, &case);
         }
     }
 }

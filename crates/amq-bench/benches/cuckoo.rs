@@ -1,6 +1,8 @@
-//! CuckooFilter against the `cuckoofilter` and `qfilter` crates at n = 10⁷, in one run.
+//! CuckooFilter against the `cuckoofilter` and `qfilter` crates at n = 10⁷, in one run, on the
+//! issue-14 workload ([`amq_bench::workload`]: u64 keys, every member queried once in a shuffled
+//! order, 10⁷ non-members).
 //!
-//! Filters (each holds the same 10⁷ random `u64` keys):
+//! Filters (each holds the same 10⁷ keys):
 //! * `amq-f12`: [`amq::CuckooFilter`] with 12-bit fingerprints, sized for n at load 0.95.
 //! * `amq-f16`: the same with 16-bit fingerprints.
 //! * `cuckoofilter`: `cuckoofilter::CuckooFilter::with_capacity(n)` with its default hasher
@@ -8,34 +10,36 @@
 //! * `qfilter-r6`, `qfilter-r8`: `qfilter::Filter::new(n, 2⁻⁶ or 2⁻⁸)`, its default hasher
 //!   (6- or 8-bit remainders, 2.125 bits of metadata per slot, a power-of-two slot count).
 //!
-//! Benchmarks, each over 1,024 keys per iteration walked through 2²⁰ keys:
-//! * `lookup-hit`: members, `lookup-miss`: non-members;
-//! * `lookup-batch` (amq only): the misses through `contains_batch`, which prefetches the
-//!   buckets of the key 16 ahead;
+//! Benchmarks (group `cuckoo/1e7`):
+//! * `build`: allocate and insert all n members, one `insert` at a time; `build-batch` (amq
+//!   only): the same through `insert_batch`, which prefetches the buckets of the key 16 ahead;
+//! * `lookup-hit`: every member once, shuffled; `lookup-miss`: the 10⁷ non-members;
+//! * `batch-hit`, `batch-miss` (amq only): the same queries through `contains_batch`;
 //! * `delete`: 2¹⁷ members removed from a fresh clone of the full filter (the clone is not
-//!   timed).
+//!   timed);
+//! * group `cuckoo/expandable-4e6`: the expandable chain's `contains_batch` against `contains`.
 //!
-//! Before the benchmarks, each filter's measured ε (10⁶ non-members) and bits per key are
-//! printed on stderr: the comparisons are "at lower ε" (amq-f12 against cuckoofilter) and
-//! "at equal bits per key" (amq-f16 against qfilter-r8, amq-f12 against qfilter-r6).
+//! On a shared machine the load drifts between benchmarks, so the key comparisons are also
+//! printed as paired ratios ([`paired_ratios`]): the two passes back to back, in 7 rounds.
+//!
+//! Before the benchmarks, each filter's measured ε (over the 10⁷ non-members) and bits per key
+//! are printed on stderr: the comparisons are "at lower ε" (amq-f12 against cuckoofilter and
+//! qfilter-r8) and "at equal bits per key" (amq-f16 against qfilter-r8, amq-f12 against
+//! qfilter-r6).
 //!
 //! Run: `cargo bench -p amq-bench --bench cuckoo`.
 
-use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
+use amq_bench::workload::{members, non_members, shuffled, u64_key};
+use criterion::{
+    criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, SamplingMode, Throughput,
+};
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// n, the keys each filter holds.
+/// n, the keys each filter holds, and the non-members queried.
 const N: u64 = 10_000_000;
-/// Keys per timed iteration of the lookup benchmarks.
-const CHUNK: usize = 1024;
 /// Members removed per timed iteration of the delete benchmark.
 const DELETES: usize = 1 << 17;
-
-/// SplitMix64 keys: `count` distinct-looking random u64s from `seed`.
-fn keys(seed: u64, count: usize) -> Vec<u64> {
-    amq_bench::SplitMix(seed).take(count)
-}
 
 /// A filter under test, behind one interface.
 trait Subject: Clone {
@@ -95,41 +99,45 @@ impl Subject for qfilter::Filter {
     }
 }
 
-fn report<S: Subject>(name: &str, f: &S, build: Duration, misses: &[u64]) {
-    let t = Instant::now();
+fn report<S: Subject>(name: &str, f: &S, hits: &[u64], misses: &[u64]) {
+    assert!(hits.iter().all(|k| f.contains(k)), "{name}: false negative");
     let fp = misses.iter().filter(|k| f.contains(k)).count();
-    let per = t.elapsed().as_nanos() as f64 / misses.len() as f64;
     eprintln!(
-        "{name:<13} bits/key {:>6.2}  measured fpr {:.3e} ({fp} of {})  build {:.2} s  \
-         (one pass of misses: {per:.1} ns/lookup)",
+        "{name:<13} bits/key {:>6.2}  measured fpr {:.3e} ({fp} of {})",
         f.bytes() as f64 * 8.0 / N as f64,
         fp as f64 / misses.len() as f64,
         misses.len(),
-        build.as_secs_f64(),
     );
 }
 
-fn bench_subject<S: Subject>(c: &mut Criterion, name: &str, f: &S, hits: &[u64], misses: &[u64]) {
+/// A group timing one pass over `elements` items per iteration, 10 samples.
+fn group<'a>(
+    c: &'a mut Criterion,
+    elements: u64,
+) -> criterion::BenchmarkGroup<'a, criterion::measurement::WallTime> {
     let mut g = c.benchmark_group("cuckoo/1e7");
-    g.sample_size(20)
+    g.sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .throughput(Throughput::Elements(elements))
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(3));
-    g.throughput(Throughput::Elements(CHUNK as u64));
+    g
+}
+
+/// One lookup loop per filter type, compiled on its own.
+#[inline(never)]
+fn lookups<S: Subject>(f: &S, keys: &[u64]) -> usize {
+    keys.iter().filter(|k| f.contains(k)).count()
+}
+
+fn bench_subject<S: Subject>(c: &mut Criterion, name: &str, f: &S, hits: &[u64], misses: &[u64]) {
+    let mut g = group(c, N);
     for (what, queries) in [("lookup-hit", hits), ("lookup-miss", misses)] {
-        let mut at = 0usize;
         g.bench_function(BenchmarkId::new(what, name), |b| {
-            b.iter(|| {
-                at = (at + CHUNK) % queries.len();
-                let mut found = 0usize;
-                for k in &queries[at..at + CHUNK] {
-                    found += usize::from(f.contains(k));
-                }
-                black_box(found)
-            })
+            b.iter(|| lookups(f, black_box(queries)))
         });
     }
     g.throughput(Throughput::Elements(DELETES as u64));
-    g.measurement_time(Duration::from_secs(4));
     g.bench_function(BenchmarkId::new("delete", name), |b| {
         b.iter_batched(
             || f.clone(),
@@ -147,67 +155,156 @@ fn bench_subject<S: Subject>(c: &mut Criterion, name: &str, f: &S, hits: &[u64],
     g.finish();
 }
 
+/// Builds the filter once (checked and reported), times its build, then its queries.
 fn build_and_bench<S: Subject>(
     c: &mut Criterion,
     name: &str,
-    members: &[u64],
+    keys: &[u64],
     hits: &[u64],
     misses: &[u64],
-    build: impl FnOnce(&[u64]) -> S,
+    build: impl Fn(&[u64]) -> S,
 ) -> S {
-    let t = Instant::now();
-    let f = build(members);
-    report(name, &f, t.elapsed(), misses);
+    let f = build(keys);
+    report(name, &f, hits, misses);
+    let mut g = group(c, N);
+    g.bench_function(BenchmarkId::new("build", name), |b| {
+        b.iter_with_large_drop(|| build(black_box(keys)))
+    });
+    g.finish();
     bench_subject(c, name, &f, hits, misses);
     f
 }
 
-/// `contains_batch` over the misses, 1,024 keys per call.
-fn bench_batch(c: &mut Criterion, name: &str, f: &amq::CuckooFilter, misses: &[u64]) {
-    let mut g = c.benchmark_group("cuckoo/1e7");
-    g.sample_size(20)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(3));
-    g.throughput(Throughput::Elements(CHUNK as u64));
-    let refs: Vec<&u64> = misses.iter().collect();
-    let mut out = vec![false; CHUNK];
-    let mut at = 0usize;
-    g.bench_function(BenchmarkId::new("lookup-batch", name), |b| {
-        b.iter(|| {
-            at = (at + CHUNK) % refs.len();
-            amq::Filter::contains_batch(f, &refs[at..at + CHUNK], &mut out);
-            black_box(out.iter().filter(|&&x| x).count())
+/// Our batched paths against their single forms: `insert_batch` against `insert` (the
+/// `build` row), `contains_batch` against `contains` (the `lookup-*` rows).
+fn bench_batch(
+    c: &mut Criterion,
+    name: &str,
+    f: &amq::CuckooFilter,
+    [keys, hits, misses]: [&[u64]; 3],
+) {
+    let (buckets, bits) = (f.buckets(), f.fingerprint_bits());
+    let mut g = group(c, N);
+    g.bench_function(BenchmarkId::new("build-batch", name), |b| {
+        b.iter_with_large_drop(|| {
+            let mut filter = amq::CuckooFilter::new(buckets, bits, 0).unwrap();
+            filter.insert_batch(black_box(keys)).unwrap();
+            filter
         })
     });
+    for (what, queries) in [("batch-hit", hits), ("batch-miss", misses)] {
+        let refs: Vec<&u64> = queries.iter().collect();
+        let mut out = vec![false; refs.len()];
+        g.bench_function(BenchmarkId::new(what, name), |b| {
+            b.iter(|| {
+                amq::Filter::contains_batch(f, black_box(&refs), &mut out);
+                out.iter().filter(|&&x| x).count()
+            })
+        });
+    }
     g.finish();
 }
 
-fn bench(c: &mut Criterion) {
-    let members = keys(1, N as usize);
-    // 2^20 members in another order, and 2^20 non-members (a different SplitMix64 stream)
-    let hits: Vec<u64> = members
-        .iter()
-        .rev()
-        .step_by(7)
-        .take(1 << 20)
-        .copied()
+/// Rounds of [`paired_ratios`].
+const ROUNDS: usize = 7;
+
+/// The median and range over [`ROUNDS`] rounds of `ours()`'s time over `theirs()`'s, run back
+/// to back in each round.
+fn paired(mut ours: impl FnMut(), mut theirs: impl FnMut()) -> String {
+    let mut ratios: Vec<f64> = (0..ROUNDS)
+        .map(|_| {
+            let t = std::time::Instant::now();
+            ours();
+            let a = t.elapsed();
+            let t = std::time::Instant::now();
+            theirs();
+            a.as_secs_f64() / t.elapsed().as_secs_f64()
+        })
         .collect();
-    let misses = keys(2, 1_000_000 + (1 << 20));
-    let (fpr_probe, misses) = misses.split_at(1_000_000);
+    ratios.sort_by(f64::total_cmp);
+    format!(
+        "median {:.2}x (range {:.2}x to {:.2}x)",
+        ratios[ROUNDS / 2],
+        ratios[0],
+        ratios[ROUNDS - 1]
+    )
+}
+
+/// The goals' comparisons as paired ratios: our build (one `insert` at a time and
+/// `insert_batch`) over qfilter's, and our lookups over qfilter's, f = 12 against r = 8 (lower
+/// ε, fewer bits) and f = 16 against r = 8 (about equal bits per key).
+fn paired_ratios(keys: &[u64], hits: &[u64], misses: &[u64]) {
+    let amq_one = |f: u32| {
+        let mut filter = amq::CuckooFilter::with_capacity(N, f, 0).unwrap();
+        for k in keys {
+            amq::Insert::insert(&mut filter, k).unwrap();
+        }
+        filter
+    };
+    let amq_batch = |f: u32| {
+        let mut filter = amq::CuckooFilter::with_capacity(N, f, 0).unwrap();
+        filter.insert_batch(keys).unwrap();
+        filter
+    };
+    let qf = |r: i32| {
+        let mut filter = qfilter::Filter::new(N, 2f64.powi(-r)).unwrap();
+        for k in keys {
+            filter.insert_duplicated(k).unwrap();
+        }
+        filter
+    };
+    let r8 = qf(8);
+    for f in [12u32, 16] {
+        let ours = amq_batch(f);
+        eprintln!(
+            "paired amq-f{f} / qfilter-r8: build {}, build-batch {}",
+            paired(|| drop(black_box(amq_one(f))), || drop(black_box(qf(8)))),
+            paired(|| drop(black_box(amq_batch(f))), || drop(black_box(qf(8)))),
+        );
+        for (what, queries) in [("lookup-hit", hits), ("lookup-miss", misses)] {
+            let refs: Vec<&u64> = queries.iter().collect();
+            let mut out = vec![false; refs.len()];
+            let single = paired(
+                || {
+                    black_box(lookups(&ours, queries));
+                },
+                || {
+                    black_box(lookups(&r8, queries));
+                },
+            );
+            let batch = paired(
+                || amq::Filter::contains_batch(&ours, black_box(&refs), &mut out),
+                || {
+                    black_box(lookups(&r8, queries));
+                },
+            );
+            eprintln!("paired amq-f{f} / qfilter-r8: {what} {single}, batch {batch}");
+        }
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let keys = members(N, u64_key);
+    let hits = shuffled(&keys, 0x5eed);
+    let misses = non_members(N, N, u64_key);
+    paired_ratios(&keys, &hits, &misses);
 
     for f in [12u32, 16] {
         let name = format!("amq-f{f}");
-        let filter = build_and_bench(c, &name, &members, &hits, misses, |keys| {
+        let filter = build_and_bench(c, &name, &keys, &hits, &misses, |keys| {
             let mut filter = amq::CuckooFilter::with_capacity(N, f, 0).unwrap();
             for k in keys {
                 amq::Insert::insert(&mut filter, k).unwrap();
             }
-            report_fpr_against_formula(&filter, fpr_probe);
             filter
         });
-        bench_batch(c, &name, &filter, misses);
+        report_fpr_against_formula(&filter, &misses);
+        let mut batched = amq::CuckooFilter::with_capacity(N, f, 0).unwrap();
+        batched.insert_batch(&keys).unwrap();
+        assert_eq!(batched, filter, "insert_batch builds the same table");
+        bench_batch(c, &name, &filter, [&keys, &hits, &misses]);
     }
-    build_and_bench(c, "cuckoofilter", &members, &hits, misses, |keys| {
+    build_and_bench(c, "cuckoofilter", &keys, &hits, &misses, |keys| {
         let mut filter = cuckoofilter::CuckooFilter::with_capacity(N as usize);
         for k in keys {
             filter.add(k).unwrap();
@@ -215,21 +312,54 @@ fn bench(c: &mut Criterion) {
         Cf(filter)
     });
     for r in [6i32, 8] {
-        build_and_bench(
-            c,
-            &format!("qfilter-r{r}"),
-            &members,
-            &hits,
-            misses,
-            |keys| {
-                let mut filter = qfilter::Filter::new(N, 2f64.powi(-r)).unwrap();
-                for k in keys {
-                    filter.insert_duplicated(k).unwrap();
-                }
-                filter
-            },
-        );
+        build_and_bench(c, &format!("qfilter-r{r}"), &keys, &hits, &misses, |keys| {
+            let mut filter = qfilter::Filter::new(N, 2f64.powi(-r)).unwrap();
+            for k in keys {
+                filter.insert_duplicated(k).unwrap();
+            }
+            filter
+        });
     }
+}
+
+/// The expandable chain (n₀ = 10⁶, ε = 1%, doubling) holding 4·10⁶ keys in three links:
+/// `contains_batch` against `contains` over 4·10⁶ shuffled members and 4·10⁶ non-members.
+fn bench_expandable(c: &mut Criterion) {
+    const M: u64 = 4_000_000;
+    let keys = members(M, u64_key);
+    let hits = shuffled(&keys, 0x5eed);
+    let misses = non_members(M, M, u64_key);
+    let params = amq::cuckoo::ExpandableParams::new(M / 4, 0.01);
+    let mut f = amq::cuckoo::ExpandableCuckooFilter::new(params, 0).unwrap();
+    for k in &keys {
+        amq::Insert::insert(&mut f, k).unwrap();
+    }
+    eprintln!("expandable: {} links for {M} keys", f.links());
+    let mut g = c.benchmark_group("cuckoo/expandable-4e6");
+    g.sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .throughput(Throughput::Elements(M))
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    for (what, queries) in [("hit", &hits), ("miss", &misses)] {
+        let refs: Vec<&u64> = queries.iter().collect();
+        let mut out = vec![false; refs.len()];
+        g.bench_function(BenchmarkId::new("contains", what), |b| {
+            b.iter(|| {
+                black_box(queries)
+                    .iter()
+                    .filter(|k| amq::Filter::contains(&f, *k))
+                    .count()
+            })
+        });
+        g.bench_function(BenchmarkId::new("contains_batch", what), |b| {
+            b.iter(|| {
+                amq::Filter::contains_batch(&f, black_box(&refs), &mut out);
+                out.iter().filter(|&&x| x).count()
+            })
+        });
+    }
+    g.finish();
 }
 
 /// Our measured ε on the probe set against the formula at the filter's load.
@@ -247,5 +377,5 @@ fn report_fpr_against_formula(f: &amq::CuckooFilter, probe: &[u64]) {
     );
 }
 
-criterion_group!(benches, bench);
+criterion_group!(benches, bench, bench_expandable);
 criterion_main!(benches);

@@ -2,9 +2,10 @@
 //! one-move look-ahead, bounded by a number of kicks, and the victim stash.
 
 use super::lanes::{Lanes, Probe};
-use super::{splitmix, CuckooFilter, MAX_KICKS, SLOTS_PER_BUCKET};
+use super::{splitmix, CuckooFilter, AHEAD, MAX_KICKS, SLOTS_PER_BUCKET};
 use crate::error::{Error, Result};
-use crate::hash::cuckoo_alt_index;
+use crate::filter::Item;
+use crate::hash::{cuckoo_alt_index, hash128};
 
 impl CuckooFilter {
     /// Adds one copy of a precomputed hash's fingerprint.
@@ -40,6 +41,65 @@ impl CuckooFilter {
         let new = !with_f!(self.f, F => self.holds::<F>(p));
         self.insert_probe(p, max_kicks.max(1))?;
         Ok(new)
+    }
+
+    /// Inserts every item of `items` in turn, as [`insert`](crate::Insert::insert) on each
+    /// would, with the two buckets of item i + 16 prefetched while item i is placed: the cache
+    /// misses of a large table overlap instead of following one another, so this is the fast
+    /// way to build a filter. The table is the same as after inserting one item at a time.
+    ///
+    /// # Errors
+    /// [`Error::Full`] at the first item that does not fit (the victim stash is taken and both
+    /// its buckets are full): the items before it stay inserted, it and those after it are
+    /// not.
+    ///
+    /// # Example
+    /// ```
+    /// use amq::{CuckooFilter, Filter};
+    /// let mut f = CuckooFilter::with_fpr(1000, 0.01, 7)?;
+    /// f.insert_batch(0..500u64)?;
+    /// f.insert_batch(["apple", "pear"])?;
+    /// assert!(f.contains(&499u64) && f.contains("pear"));
+    /// assert_eq!(f.inserted(), 502);
+    /// # Ok::<(), amq::Error>(())
+    /// ```
+    pub fn insert_batch<I>(&mut self, items: I) -> Result<()>
+    where
+        I: IntoIterator,
+        I::Item: Item,
+    {
+        let seed = self.seed;
+        self.insert_hash_batch(items.into_iter().map(|item| hash128(&item, seed)))
+    }
+
+    /// Batched [`insert_hash`](Self::insert_hash), prefetching as
+    /// [`insert_batch`](Self::insert_batch) does.
+    ///
+    /// # Errors
+    /// As [`insert_batch`](Self::insert_batch).
+    pub fn insert_hash_batch(&mut self, hashes: impl IntoIterator<Item = u128>) -> Result<()> {
+        let mut hashes = hashes.into_iter();
+        with_f!(self.f, F => {
+            let mut ring = [Probe::default(); AHEAD];
+            let mut filled = 0;
+            for slot in ring.iter_mut() {
+                match hashes.next() {
+                    Some(h) => *slot = self.prefetch_probe::<F>(h),
+                    None => break,
+                }
+                filled += 1;
+            }
+            let mut at = 0;
+            for h in hashes {
+                self.insert_probe(ring[at], MAX_KICKS)?;
+                ring[at] = self.prefetch_probe::<F>(h);
+                at = (at + 1) % AHEAD;
+            }
+            for i in 0..filled {
+                self.insert_probe(ring[(at + i) % AHEAD], MAX_KICKS)?;
+            }
+            Ok(())
+        })
     }
 
     /// Places `fp`, found in (or meant for) bucket `i`, in `i` or its alternate:

@@ -290,8 +290,7 @@ impl CuckooFilter {
     /// ```
     #[inline]
     pub fn contains_hash(&self, h: u128) -> bool {
-        let p = self.probe(h);
-        with_f!(self.f, F => self.holds::<F>(p))
+        with_f!(self.f, F => self.holds::<F>(self.probe_f::<F>(h)))
     }
 
     /// Either bucket of `p`, or the victim stash, holds its fingerprint.
@@ -309,6 +308,28 @@ impl CuckooFilter {
             i2: self.alt(i1, fp),
             fp,
         }
+    }
+
+    /// [`probe`](Self::probe) with the fingerprint width a constant `F` (`self.f`), so the
+    /// fingerprint's range is an immediate.
+    #[inline(always)]
+    fn probe_f<const F: u32>(&self, h: u128) -> Probe {
+        debug_assert_eq!(F, self.f);
+        let (i1, fp) = (cuckoo_index(h, self.buckets), cuckoo_fingerprint(h, F));
+        Probe {
+            i1,
+            i2: self.alt(i1, fp),
+            fp,
+        }
+    }
+
+    /// The probe of `h`, with both of its buckets prefetched.
+    #[inline(always)]
+    fn prefetch_probe<const F: u32>(&self, h: u128) -> Probe {
+        let p = self.probe_f::<F>(h);
+        crate::bits::prefetch(&self.table[p.i1 as usize * Lanes::<F>::BYTES]);
+        crate::bits::prefetch(&self.table[p.i2 as usize * Lanes::<F>::BYTES]);
+        p
     }
 
     /// Answers `n` queries, `probe_of(j)` giving query j, into `out`: prefetches the two
@@ -342,7 +363,7 @@ impl CuckooFilter {
     /// If `out.len() != hashes.len()`.
     pub fn contains_hash_batch(&self, hashes: &[u128], out: &mut [bool]) {
         crate::filter::check_batch(hashes.len(), out.len());
-        with_f!(self.f, F => self.batch::<F>(hashes.len(), |j| self.probe(hashes[j]), out));
+        with_f!(self.f, F => self.batch::<F>(hashes.len(), |j| self.probe_f::<F>(hashes[j]), out));
     }
 
     /// Removes one copy of a precomputed hash's fingerprint; `true` if one was found.
@@ -453,7 +474,9 @@ impl<T: Item + ?Sized> Filter<T> for CuckooFilter {
     /// Hashes item i + 16 and prefetches its two buckets while it tests item i.
     fn contains_batch(&self, items: &[&T], out: &mut [bool]) {
         crate::filter::check_batch(items.len(), out.len());
-        with_f!(self.f, F => self.batch::<F>(items.len(), |j| self.probe(self.hash(items[j])), out));
+        with_f!(self.f, F => {
+            self.batch::<F>(items.len(), |j| self.probe_f::<F>(self.hash(items[j])), out)
+        });
     }
 }
 

@@ -1,0 +1,138 @@
+//! The batched paths of the classic Bloom filter and the cuckoo filter: `insert_batch` builds
+//! the same filter as inserting one item at a time, and `contains_batch` gives the answers of
+//! `contains`, in small filters (a property) and in filters large enough that the batches
+//! prefetch (4 MiB and more for the Bloom filter).
+
+use amq::cuckoo::{ExpandableCuckooFilter, ExpandableParams};
+use amq::{BloomFilter, CuckooFilter, Error, Filter, Insert};
+use proptest::prelude::*;
+
+/// The answers of `contains` and of `contains_batch` for every query.
+fn answers<F: Filter<T>, T: ?Sized>(f: &F, queries: &[&T]) -> (Vec<bool>, Vec<bool>) {
+    let single: Vec<bool> = queries.iter().map(|q| f.contains(q)).collect();
+    let mut batch = vec![false; queries.len()];
+    f.contains_batch(queries, &mut batch);
+    (single, batch)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn bloom_insert_batch_is_insert_in_turn(
+        set in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..40), 0..300),
+        m in 1u64..5000,
+        k in 1u32..24,
+        seed in any::<u64>(),
+    ) {
+        let mut one = BloomFilter::new(m, k, seed).unwrap();
+        for item in &set {
+            one.insert(item.as_slice()).unwrap();
+        }
+        let mut batch = BloomFilter::new(m, k, seed).unwrap();
+        batch.insert_batch(set.iter().map(Vec::as_slice));
+        prop_assert_eq!(&batch, &one);
+        let refs: Vec<&[u8]> = set.iter().map(Vec::as_slice).collect();
+        let (single, batched) = answers(&batch, &refs);
+        prop_assert!(batched.iter().all(|&b| b), "a false negative");
+        prop_assert_eq!(single, batched);
+    }
+
+    #[test]
+    fn cuckoo_insert_batch_is_insert_in_turn(
+        set in proptest::collection::vec(any::<u64>(), 0..600),
+        buckets in 1u64..160,
+        f in prop_oneof![Just(8u32), Just(12), Just(16)],
+        seed in any::<u64>(),
+    ) {
+        // up to ~4 items a slot: most runs fill the table, kick and end in `Error::Full`
+        let mut one = CuckooFilter::new(buckets, f, seed).unwrap();
+        let mut stored = 0;
+        let mut first_error = None;
+        for item in &set {
+            match one.insert(item) {
+                Ok(_) => stored += 1,
+                Err(e) => {
+                    first_error = Some(e);
+                    break;
+                }
+            }
+        }
+        let mut batch = CuckooFilter::new(buckets, f, seed).unwrap();
+        let result = batch.insert_batch(&set);
+        prop_assert_eq!(&batch, &one);
+        prop_assert_eq!(result.err(), first_error);
+        prop_assert_eq!(batch.inserted(), stored);
+        let queries: Vec<&u64> = set.iter().collect();
+        let (single, batched) = answers(&batch, &queries);
+        prop_assert!(batched[..stored as usize].iter().all(|&b| b), "a false negative");
+        prop_assert_eq!(single, batched);
+    }
+}
+
+/// Past 4 MiB the Bloom filter's batches prefetch: still the same filter and the same
+/// answers, for unrolled k (1..=16) and the run-time loop beyond.
+#[test]
+fn large_bloom_batches_match_single_operations() {
+    let m = 40 << 20; // 5 MiB of bits
+    let members: Vec<u64> = (0..20_000u64).collect();
+    let others: Vec<u64> = (1_000_000..1_100_000u64).collect();
+    for k in [1, 6, 7, 16, 20] {
+        let mut one = BloomFilter::new(m, k, 3).unwrap();
+        for x in &members {
+            one.insert(x).unwrap();
+        }
+        let mut batch = BloomFilter::new(m, k, 3).unwrap();
+        batch.insert_batch(&members);
+        assert_eq!(batch, one, "k = {k}");
+        let hashes: Vec<u128> = members.iter().map(|x| batch.hash(x)).collect();
+        let mut by_hash = BloomFilter::new(m, k, 3).unwrap();
+        by_hash.insert_hash_batch(&hashes);
+        assert_eq!(by_hash, one, "k = {k}");
+
+        let queries: Vec<&u64> = members.iter().chain(&others).collect();
+        let (single, batched) = answers(&batch, &queries);
+        assert!(batched[..members.len()].iter().all(|&b| b), "k = {k}");
+        assert_eq!(single, batched, "k = {k}");
+        // ε here is about (20,000·k/m)^k: far below one false positive in 100,000 for k ≥ 6
+        let positives = batched[members.len()..].iter().filter(|&&b| b).count();
+        assert!(
+            k < 6 || positives == 0,
+            "k = {k}: {positives} false positives"
+        );
+    }
+}
+
+/// A full cuckoo table refuses the first item that does not fit and keeps everything before.
+#[test]
+fn cuckoo_insert_batch_stops_at_the_first_refusal() {
+    let mut f = CuckooFilter::new(64, 16, 9).unwrap();
+    let items: Vec<u64> = (0..1000).collect();
+    let err = f.insert_batch(&items).unwrap_err();
+    assert!(matches!(err, Error::Full { .. }), "{err:?}");
+    let stored = f.inserted();
+    assert!((230..=257).contains(&stored), "{stored} of 257 places");
+    assert!(f.stash_used());
+    assert!(items[..stored as usize].iter().all(|x| f.contains(x)));
+}
+
+/// The expandable chain's batch answers as its single queries, across several links and
+/// chunks, and finds every member.
+#[test]
+fn expandable_cuckoo_batch_matches_single_queries() {
+    let mut f = ExpandableCuckooFilter::new(ExpandableParams::new(300, 0.01), 4).unwrap();
+    let members: Vec<u64> = (0..5000).collect();
+    for x in &members {
+        f.insert(x).unwrap();
+    }
+    assert!(f.links() >= 4, "{} links", f.links());
+    let others: Vec<u64> = (10_000..60_000).collect();
+    let queries: Vec<&u64> = members.iter().chain(&others).collect();
+    let (single, batched) = answers(&f, &queries);
+    assert!(batched[..members.len()].iter().all(|&b| b));
+    assert_eq!(single, batched);
+    assert!(
+        batched[members.len()..].iter().any(|&b| b),
+        "some false positive at ε ≈ 1%"
+    );
+}
