@@ -65,7 +65,9 @@ proptest! {
                     Err(Error::Full { .. }) => prop_assert_eq!(&f, &before),
                     Err(e) => return Err(TestCaseError::fail(e.to_string())),
                 }
-            } else if model.get(&item).copied().unwrap_or(0) > 0 {
+            } else if f.links() == 1 && model.get(&item).copied().unwrap_or(0) > 0 {
+                // removes only while the chain has one link: across links a remove may take a
+                // colliding item's copy (documented on `remove_hash`; a random run found one)
                 prop_assert!(f.remove(&item));
                 *model.get_mut(&item).unwrap() -= 1;
                 deletes += 1;

@@ -398,6 +398,12 @@ impl ExpandableCuckooFilter {
     /// Removes one copy of a hash's fingerprint from the newest link that holds one; `true`
     /// if one was found. Only remove what was inserted: a fingerprint shared with another
     /// item removes that item's copy.
+    ///
+    /// Across links that can happen to an inserted item too: if x sits in link 0 and a newer
+    /// link holds another item y whose fingerprint and buckets there equal x's (probability
+    /// about that link's ε), removing x removes y's copy, and y is then reported absent while
+    /// x is still found. Within one link the two copies are interchangeable, so a chain that
+    /// has not grown deletes exactly, as a [`CuckooFilter`] does.
     pub fn remove_hash(&mut self, h: u128) -> bool {
         let removed = self.links.iter_mut().rev().any(|l| l.remove_hash(h));
         if removed {
