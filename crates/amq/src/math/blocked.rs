@@ -89,17 +89,19 @@ fn load_mixture(
 ///
 /// The block loads are Poisson with mean λ = n/blocks, and a query hits a block holding j
 /// other items with probability `g(j) = E[(X/512)^k]`, X the number of the block's bits that
-/// their j·k probes set ([`BlockRate`]), so `ε = Σⱼ e^(−λ)·λʲ/j! · g(j)`.
+/// their j·k probes set (the exact per-block rate of `math/block_rate.rs`), so
+/// `ε = Σⱼ e^(−λ)·λʲ/j! · g(j)`.
 /// (Putze, Sanders and Singler, "Cache-, Hash- and Space-Efficient Bloom Filters", WEA 2007,
 /// §3, whose per-block term is `(1 − (1 − 1/512)^(j·k))^k`: that puts E\[X\] in place of X
 /// and, by Jensen's inequality, is optimistic: by 0.9% of ε at k = 6 and 2.1% at k = 10 for a
 /// 1% filter. With k = 10, 10^6 items and 10^7 non-members, the filter measured 0.9995%, this
-/// model says 0.9998% and that one 0.9796%, 6σ below: crates/amq/tests/fpr_model.rs.) Because loads vary, this is well above the classic rate at the same bits per
-/// key: at 11.5 bits per key and k = 8 the classic formula says 0.39% and this model 0.51%.
+/// model says 0.9998% and that one 0.9796%, 6σ below: crates/amq/tests/fpr_model.rs.)
+/// Because loads vary, this is well above the classic rate at the same bits per key: at 11.5
+/// bits per key and k = 8 the classic formula says 0.39% and this model 0.514%.
 ///
 /// Bounded time and stated error for every input: for λ ≤ 4,096 the sum runs outward from the
 /// mode and leaves out loads weighing less than 2⁻⁵³ of the result (at most 2,176 terms);
-/// above, it is the closed form `Σᵢ cᵢ·e^(−λ·(1 − aᵢ))` of [`BlockRate`] (k + 1 terms,
+/// above, it is the closed form `Σᵢ cᵢ·e^(−λ·(1 − aᵢ))`, aᵢ = (1 − i/512)^k (k + 1 terms,
 /// absolute error below 1e-12 on a result above 0.99).
 ///
 /// # Example
