@@ -149,6 +149,8 @@ pub fn writer_num_bytes(ndv: u64, fpp: f64) -> Result<usize> {
 /// probability `(1 − (31/32)^j)^8`; block loads are Poisson with mean λ = n/blocks, so
 /// `ε = Σⱼ e^(−λ)·λʲ/j! · (1 − (31/32)^j)^8`. Because loads vary this is above the spec's
 /// `(1 − e^(−8n/m))^8`: at 11.54 bits per value the spec's formula gives 0.50%, this 0.66%.
+/// Evaluated as [`math::split_block_fpr`](crate::math::split_block_fpr) is, with 32-bit lanes
+/// (bounded time and error at any n).
 ///
 /// # Example
 /// ```
@@ -157,40 +159,7 @@ pub fn writer_num_bytes(ndv: u64, fpp: f64) -> Result<usize> {
 /// assert!(eps > 0.0101 && eps < 0.0103); // the spec's formula would say 0.66%
 /// ```
 pub fn expected_fpr(n: u64, blocks: u64) -> f64 {
-    if blocks == 0 {
-        return 1.0;
-    }
-    let lambda = n as f64 / blocks as f64;
-    if lambda == 0.0 {
-        return 0.0;
-    }
-    let q = 31.0 / 32.0;
-    if lambda > 600.0 {
-        // e^(−λ) underflows the sum's first term; the closed form
-        // Σᵢ C(8, i)·(−1)ⁱ·e^(−λ·(1 − qⁱ)) is exact to 1e-14 here, where ε > 0.99.
-        let binomial = [1.0, 8.0, 28.0, 56.0, 70.0, 56.0, 28.0, 8.0, 1.0];
-        return binomial
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                let sign = if i % 2 == 0 { 1.0 } else { -1.0 };
-                sign * c * libm::exp(-lambda * (1.0 - libm::pow(q, i as f64)))
-            })
-            .sum();
-    }
-    // Terms past λ + 12·√λ + 40 weigh less than 1e-20 together.
-    let last = (lambda + 12.0 * libm::sqrt(lambda) + 40.0) as u64;
-    let mut pmf = libm::exp(-lambda);
-    let mut unset = 1.0; // (31/32)^j
-    let mut sum = 0.0;
-    for j in 0..=last {
-        if j > 0 {
-            pmf *= lambda / j as f64;
-            unset *= q;
-        }
-        sum += pmf * libm::pow(1.0 - unset, 8.0);
-    }
-    sum.min(1.0)
+    crate::math::lanes_fpr(n, blocks, 32)
 }
 
 /// A Parquet split block Bloom filter: z blocks of eight 32-bit words.

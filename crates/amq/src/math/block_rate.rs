@@ -100,9 +100,11 @@ impl BlockRate {
         }
         BlockRate { c, ln_a, table }
     }
+}
 
+impl super::blocked::BlockModel for BlockRate {
     /// g(j): the false-positive rate of a block holding j items.
-    pub(super) fn at(&self, j: f64) -> f64 {
+    fn at(&self, j: f64) -> f64 {
         let idx = j as usize;
         if (idx as f64) == j && idx < self.table.len() {
             return self.table[idx];
@@ -118,7 +120,7 @@ impl BlockRate {
 
     /// `E[g(J)]` in closed form for a load J with probability generating function `pgf`:
     /// `Σᵢ cᵢ·G(aᵢ)`.
-    pub(super) fn mixture(&self, pgf: impl Fn(f64) -> f64) -> f64 {
+    fn mixture(&self, pgf: impl Fn(f64) -> f64) -> f64 {
         let sum: f64 = self
             .c
             .iter()

@@ -36,6 +36,62 @@ impl Rates {
 /// Above this mean block load the mixture is summed in closed form (k + 1 terms).
 const CLOSED_FORM_LOAD: f64 = 4096.0;
 
+/// The false-positive rate of one block as a function of its load, for the layouts whose
+/// rate has the form `g(j) = Σᵢ cᵢ·aᵢʲ` (the blocked filter's [`BlockRate`], the split block
+/// layouts' `(1 − (1 − 1/lane)^j)^8`): what the load mixtures below need.
+pub(super) trait BlockModel {
+    /// g(j), the rate of a block holding j items (at most 1, rising with j).
+    fn at(&self, j: f64) -> f64;
+    /// `E[g(J)] = Σᵢ cᵢ·G(aᵢ)` for a load J with probability generating function `pgf`.
+    fn mixture(&self, pgf: impl Fn(f64) -> f64) -> f64;
+}
+
+/// `E[g(J)]` for Poisson block loads of mean λ = n/blocks: the outward sum up to λ = 4,096,
+/// the closed form above.
+pub(super) fn poisson_fpr(model: &impl BlockModel, n: u64, blocks: u64) -> f64 {
+    if blocks == 0 {
+        return 1.0;
+    }
+    let lambda = n as f64 / blocks as f64;
+    if lambda == 0.0 {
+        return 0.0;
+    }
+    if lambda > CLOSED_FORM_LOAD {
+        return model.mixture(|z| exp(lambda * (z - 1.0)));
+    }
+    load_mixture(
+        lambda,
+        f64::INFINITY,
+        |j| model.at(j),
+        |j| lambda / (j + 1.0),
+        |j| j / lambda,
+    )
+}
+
+/// `E[g(J)]` for Binomial(n, 1/blocks) block loads, bounded as [`poisson_fpr`] (the closed
+/// form uses the generating function `(1 − p + p·z)^n`).
+pub(super) fn binomial_fpr(model: &impl BlockModel, n: u64, blocks: u64) -> f64 {
+    if blocks == 0 {
+        return 1.0;
+    }
+    let nf = n as f64;
+    if blocks == 1 {
+        return model.at(nf);
+    }
+    let p = 1.0 / blocks as f64;
+    if nf * p > CLOSED_FORM_LOAD {
+        return model.mixture(|z| exp(nf * log1p(-p * (1.0 - z))));
+    }
+    let odds = p / (1.0 - p);
+    load_mixture(
+        nf * p,
+        nf,
+        |j| model.at(j),
+        |j| (nf - j) / (j + 1.0) * odds,
+        |j| j / (nf - j + 1.0) / odds,
+    )
+}
+
 /// `E[g(J)]` for a block load J, g the [`block_fpr_given_load`], with the load's probabilities
 /// taken relative to the mode's (`up(j) = P(j+1)/P(j)`, `down(j) = P(j−1)/P(j)`) and the sum
 /// divided by their total: no factorial is evaluated, so no precision is lost to one.
@@ -45,7 +101,7 @@ const CLOSED_FORM_LOAD: f64 = 4096.0;
 /// 2⁻⁵³ of the sums so far (the result is then within a few units of rounding, relatively, of
 /// the full sum), and after at most 64 + 16·√mean terms in any case (2,176 terms in all at the
 /// largest mean summed this way).
-fn load_mixture(
+pub(super) fn load_mixture(
     mean: f64,
     max_load: f64,
     g: impl Fn(f64) -> f64,
@@ -111,28 +167,7 @@ fn load_mixture(
 /// assert!(eps > 0.0051 && eps < 0.0052);
 /// ```
 pub fn blocked_fpr(n: u64, blocks: u64, k: u32) -> f64 {
-    fpr_with(&BlockRate::new(k), n, blocks)
-}
-
-/// [`blocked_fpr`] with the block rate of k already built.
-pub(super) fn fpr_with(rate: &BlockRate, n: u64, blocks: u64) -> f64 {
-    if blocks == 0 {
-        return 1.0;
-    }
-    let lambda = n as f64 / blocks as f64;
-    if lambda == 0.0 {
-        return 0.0;
-    }
-    if lambda > CLOSED_FORM_LOAD {
-        return rate.mixture(|z| exp(lambda * (z - 1.0)));
-    }
-    load_mixture(
-        lambda,
-        f64::INFINITY,
-        |j| rate.at(j),
-        |j| lambda / (j + 1.0),
-        |j| j / lambda,
-    )
+    poisson_fpr(&BlockRate::new(k), n, blocks)
 }
 
 /// [`blocked_fpr`] with the exact block-load distribution: loads are Binomial(n, 1/blocks)
@@ -143,26 +178,7 @@ pub(super) fn fpr_with(rate: &BlockRate, n: u64, blocks: u64) -> f64 {
 /// counterpart of [`fpr_exact`](super::fpr_exact). Bounded time and error as [`blocked_fpr`]
 /// (the closed form uses the binomial's generating function `(1 − p + p·z)^n`).
 pub fn blocked_fpr_exact(n: u64, blocks: u64, k: u32) -> f64 {
-    if blocks == 0 {
-        return 1.0;
-    }
-    let rate = BlockRate::new(k);
-    if blocks == 1 {
-        return rate.at(n as f64);
-    }
-    let nf = n as f64;
-    let p = 1.0 / blocks as f64;
-    if nf * p > CLOSED_FORM_LOAD {
-        return rate.mixture(|z| exp(nf * log1p(-p * (1.0 - z))));
-    }
-    let odds = p / (1.0 - p);
-    load_mixture(
-        nf * p,
-        nf,
-        |j| rate.at(j),
-        |j| (nf - j) / (j + 1.0) * odds,
-        |j| j / (nf - j + 1.0) / odds,
-    )
+    binomial_fpr(&BlockRate::new(k), n, blocks)
 }
 
 /// The k in `1..=max_k` that minimises [`blocked_fpr`] for n items in `blocks` blocks.
@@ -183,7 +199,7 @@ fn best_k_with(rates: &mut Rates, n: u64, blocks: u64, max_k: u32) -> u32 {
     } else {
         1 // no items: every k gives ε = 0
     };
-    let mut e = |k: u32| fpr_with(rates.get(k), n, blocks);
+    let mut e = |k: u32| poisson_fpr(rates.get(k), n, blocks);
     let mut best = (start, e(start));
     for step in [1i64, -1] {
         loop {
@@ -218,7 +234,7 @@ pub fn blocked_size(n: u64, target: f64, k: Option<u32>) -> Result<(u64, u32)> {
         |b: u64| k.unwrap_or_else(|| best_k_with(&mut rates.borrow_mut(), n, b, max_k.min(24)));
     let ok = |b: u64| {
         let k = pick(b);
-        fpr_with(rates.borrow_mut().get(k), n, b) <= target
+        poisson_fpr(rates.borrow_mut().get(k), n, b) <= target
     };
     let mut hi = ((optimal_m(n, target) / BLOCK_BITS as f64) as u64)
         .saturating_add(1)

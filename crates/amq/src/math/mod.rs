@@ -16,6 +16,8 @@ pub use blocked::{
     blocked_best_k, blocked_estimate_items, blocked_fpr, blocked_fpr_exact, blocked_size,
 };
 mod split_block;
+#[cfg(feature = "parquet")]
+pub(crate) use split_block::lanes_fpr;
 pub use split_block::{
     split_block_estimate_items, split_block_fpr, split_block_fpr_exact, split_block_size,
     SPLIT_BLOCK_K, SPLIT_BLOCK_MAX_BLOCKS,

@@ -6,9 +6,10 @@
 //! `1 − (63/64)^j` (each item set one of the lane's 64 bits), in all eight lanes with
 //! `g(j) = (1 − (63/64)^j)^8`; averaging g over the block load J gives ε.
 
+use super::blocked::{binomial_fpr, poisson_fpr, BlockModel};
 use super::{check_n_fpr, optimal_m, smallest, Plan, PlanDetails, Target, BLOCK_BITS};
 use crate::error::{Error, Result};
-use libm::{exp, expm1, floor, log1p, sqrt};
+use libm::{exp, expm1, log1p};
 
 /// k of a split block filter: one bit in each of its eight lanes.
 pub const SPLIT_BLOCK_K: u32 = 8;
@@ -20,80 +21,51 @@ pub const SPLIT_BLOCK_MAX_BLOCKS: u64 = (1 << 32) - 1;
 /// Bits per lane.
 const LANE_BITS: f64 = 64.0;
 
-/// ln(63/64): the chance, in logs, that one item leaves a given bit of its block's lane clear.
-fn ln_miss() -> f64 {
-    log1p(-1.0 / LANE_BITS)
+/// The rate of a split block whose lanes hold `lane_bits` bits, one bit set in each of its
+/// eight lanes per item: a query whose block holds j items finds its bit in a lane set with
+/// probability `1 − q^j`, q = 1 − 1/lane_bits, so `g(j) = (1 − q^j)^8`, which expands to
+/// `Σᵢ C(8, i)·(−1)ⁱ·(qⁱ)ʲ` (the closed form above a mean load of 4,096, where every term
+/// after the first is below 8·e⁻⁶⁴).
+struct LaneRate {
+    /// ln q.
+    ln_q: f64,
 }
 
-/// ε of a query whose block holds j items: `(1 − (63/64)^j)^8`.
-fn given_load(j: f64) -> f64 {
-    let lane = -expm1(j * ln_miss());
-    let two = lane * lane;
-    let four = two * two;
-    four * four
-}
-
-/// Above this mean load the mixture is summed in closed form (nine terms).
-const CLOSED_FORM_LOAD: f64 = 4096.0;
-
-/// `E[g(J)]`, the load J weighted relative to its mode (`up(j) = P(j+1)/P(j)`,
-/// `down(j) = P(j−1)/P(j)`) and the sum divided by the weights' total, so no factorial is
-/// ever formed.
-///
-/// g rises with j to at most 1 and the weights fall geometrically away from the mode, so each
-/// side stops once what it leaves out (bounded by a geometric series) is below 2⁻⁵³ of the
-/// sums so far, and after 64 + 16·√mean terms in any case (beyond, the Poisson and binomial
-/// tails are below e⁻¹²⁸ of the mode's weight).
-fn mixture(mean: f64, max_load: f64, up: impl Fn(f64) -> f64, down: impl Fn(f64) -> f64) -> f64 {
-    let mode = floor(mean).min(max_load);
-    let cap = 64.0 + 16.0 * sqrt(mean);
-    let tiny = f64::EPSILON / 2.0;
-    let (mut hits, mut total) = (0.0, 0.0);
-    let (mut j, mut w) = (mode, 1.0);
-    while j <= mode + cap {
-        hits += w * given_load(j);
-        total += w;
-        let r = up(j);
-        let next = w * r;
-        // the ratio up(j) falls as j rises: the tail is at most next / (1 − up(j + 1))
-        let further = up(j + 1.0);
-        if j >= max_load || (further < 1.0 && next / (1.0 - further) <= tiny * hits) {
-            break;
+impl LaneRate {
+    fn new(lane_bits: f64) -> LaneRate {
+        LaneRate {
+            ln_q: log1p(-1.0 / lane_bits),
         }
-        (j, w) = (j + 1.0, next);
-    }
-    let (mut j, mut w) = (mode, 1.0);
-    while j >= 1.0 && j >= mode - cap {
-        let (prev, r) = (w * down(j), down(j - 1.0));
-        let left = prev / (1.0 - r);
-        if r < 1.0 && left * given_load(j - 1.0) <= tiny * hits && left <= tiny * total {
-            break;
-        }
-        (j, w) = (j - 1.0, prev);
-        hits += w * given_load(j);
-        total += w;
-    }
-    if total > 0.0 {
-        (hits / total).min(1.0)
-    } else {
-        0.0
     }
 }
 
-/// `E[g(J)]` from the load's probability generating function G(z) = E[z^J] (`ln_pgf` = ln G):
-/// `g(j) = (1 − rʲ)^8`, r = 63/64, expands to `Σᵢ C(8, i)·(−1)ⁱ·(rⁱ)ʲ`, so
-/// `E[g(J)] = Σᵢ C(8, i)·(−1)ⁱ·G(rⁱ)`. Used above a mean load of 4,096, where every term after
-/// the first is below 8·e⁻⁶⁴ and the result is 1 to within rounding.
-fn closed_form(ln_pgf: impl Fn(f64) -> f64) -> f64 {
-    let r = exp(ln_miss());
-    let (mut sum, mut binom, mut ri) = (0.0, 1.0, 1.0);
-    for i in 0..=SPLIT_BLOCK_K {
-        let sign = if i % 2 == 0 { 1.0 } else { -1.0 };
-        sum += sign * binom * exp(ln_pgf(ri));
-        binom = binom * f64::from(SPLIT_BLOCK_K - i) / f64::from(i + 1);
-        ri *= r;
+impl BlockModel for LaneRate {
+    fn at(&self, j: f64) -> f64 {
+        let lane = -expm1(j * self.ln_q);
+        let two = lane * lane;
+        let four = two * two;
+        four * four
     }
-    sum.clamp(0.0, 1.0)
+
+    fn mixture(&self, pgf: impl Fn(f64) -> f64) -> f64 {
+        let q = exp(self.ln_q);
+        let (mut sum, mut binom, mut qi) = (0.0, 1.0, 1.0);
+        for i in 0..=SPLIT_BLOCK_K {
+            let sign = if i % 2 == 0 { 1.0 } else { -1.0 };
+            sum += sign * binom * pgf(qi);
+            binom = binom * f64::from(SPLIT_BLOCK_K - i) / f64::from(i + 1);
+            qi *= q;
+        }
+        sum.clamp(0.0, 1.0)
+    }
+}
+
+/// The false-positive rate of a split block layout of eight `lane_bits`-bit lanes (32 for
+/// Parquet's, 64 for [`SplitBlockBloomFilter`](crate::SplitBlockBloomFilter)) under Poisson
+/// block loads: [`split_block_fpr`] with another lane width.
+#[cfg_attr(not(feature = "parquet"), allow(dead_code))]
+pub(crate) fn lanes_fpr(n: u64, blocks: u64, lane_bits: u32) -> f64 {
+    poisson_fpr(&LaneRate::new(f64::from(lane_bits)), n, blocks)
 }
 
 /// False-positive rate of a split block Bloom filter: n items in `blocks` blocks of eight
@@ -119,22 +91,7 @@ fn closed_form(ln_pgf: impl Fn(f64) -> f64) -> f64 {
 /// assert!((eps - 0.004222).abs() < 1e-6);
 /// ```
 pub fn split_block_fpr(n: u64, blocks: u64) -> f64 {
-    if blocks == 0 {
-        return 1.0;
-    }
-    let lambda = n as f64 / blocks as f64;
-    if lambda == 0.0 {
-        return 0.0;
-    }
-    if lambda > CLOSED_FORM_LOAD {
-        return closed_form(|z| lambda * (z - 1.0));
-    }
-    mixture(
-        lambda,
-        f64::INFINITY,
-        |j| lambda / (j + 1.0),
-        |j| j / lambda,
-    )
+    poisson_fpr(&LaneRate::new(LANE_BITS), n, blocks)
 }
 
 /// [`split_block_fpr`] with the exact block loads: Binomial(n, 1/blocks) instead of Poisson,
@@ -142,24 +99,7 @@ pub fn split_block_fpr(n: u64, blocks: u64) -> f64 {
 /// closely once there are more than a few blocks; bounded time and error as
 /// [`split_block_fpr`] (the closed form uses the generating function `(1 − p + p·z)^n`).
 pub fn split_block_fpr_exact(n: u64, blocks: u64) -> f64 {
-    if blocks == 0 {
-        return 1.0;
-    }
-    let nf = n as f64;
-    if blocks == 1 {
-        return given_load(nf);
-    }
-    let p = 1.0 / blocks as f64;
-    if nf * p > CLOSED_FORM_LOAD {
-        return closed_form(|z| nf * log1p(-p * (1.0 - z)));
-    }
-    let odds = p / (1.0 - p);
-    mixture(
-        nf * p,
-        nf,
-        |j| (nf - j) / (j + 1.0) * odds,
-        |j| j / (nf - j + 1.0) / odds,
-    )
+    binomial_fpr(&LaneRate::new(LANE_BITS), n, blocks)
 }
 
 /// The fewest 512-bit blocks whose [`split_block_fpr`] for n items is at most `target`.
