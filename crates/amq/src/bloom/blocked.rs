@@ -8,10 +8,10 @@ use alloc::vec::Vec;
 
 use super::const_k;
 
-/// One 512-bit block, aligned to a 64-byte cache line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[repr(C, align(64))]
-struct Block([u64; 8]);
+// One 512-bit block of eight 64-bit words, aligned to a 64-byte cache line: the split block
+// kind's block, so the two share their whole-table operations.
+use super::split_block::kernel::Block512 as Block;
+use super::split_block::tables;
 
 /// How many items ahead the batched queries prefetch (a power of two).
 const AHEAD: usize = 16;
@@ -216,11 +216,7 @@ impl BlockedBloomFilter {
     /// [`Error::ShapeMismatch`] unless m, k and seed are identical; `self` is then unchanged.
     pub fn union(&mut self, other: &Self) -> Result<()> {
         self.check_shape(other)?;
-        for (a, b) in self.blocks.iter_mut().zip(&other.blocks) {
-            for (x, y) in a.0.iter_mut().zip(b.0) {
-                *x |= y;
-            }
-        }
+        tables::union(&mut self.blocks, &other.blocks);
         self.inserted = self.inserted.saturating_add(other.inserted);
         Ok(())
     }
@@ -231,21 +227,14 @@ impl BlockedBloomFilter {
     /// [`Error::ShapeMismatch`] unless m, k and seed are identical; `self` is then unchanged.
     pub fn intersect(&mut self, other: &Self) -> Result<()> {
         self.check_shape(other)?;
-        for (a, b) in self.blocks.iter_mut().zip(&other.blocks) {
-            for (x, y) in a.0.iter_mut().zip(b.0) {
-                *x &= y;
-            }
-        }
+        tables::intersect(&mut self.blocks, &other.blocks);
         self.inserted = self.inserted.min(other.inserted);
         Ok(())
     }
 
     /// X, the number of bits set.
     pub fn bits_set(&self) -> u64 {
-        self.blocks
-            .iter()
-            .map(|b| b.0.iter().map(|w| u64::from(w.count_ones())).sum::<u64>())
-            .sum()
+        tables::bits_set(&self.blocks)
     }
 
     /// X/m, the fraction of bits set.

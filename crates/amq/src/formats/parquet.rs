@@ -33,6 +33,7 @@
 use crate::bloom::split_block::kernel::{
     contains256, contains256_batch, insert256, Block256 as Block, Kernel,
 };
+use crate::bloom::split_block::tables;
 use crate::error::{Error, Result};
 use alloc::vec::Vec;
 use xxhash_rust::xxh64::xxh64;
@@ -299,36 +300,19 @@ impl ParquetBloomFilter {
     /// unchanged.
     pub fn union(&mut self, other: &Self) -> Result<()> {
         Error::check_same_shape(&[("blocks", self.blocks(), other.blocks())])?;
-        for (a, b) in self.blocks.iter_mut().zip(&other.blocks) {
-            for (x, y) in a.0.iter_mut().zip(b.0) {
-                *x |= y;
-            }
-        }
+        tables::union(&mut self.blocks, &other.blocks);
         Ok(())
     }
 
     /// The number of bits set.
     pub fn bits_set(&self) -> u64 {
-        self.blocks
-            .iter()
-            .flat_map(|b| b.0)
-            .map(|w| u64::from(w.count_ones()))
-            .sum()
+        tables::bits_set(&self.blocks)
     }
 
     /// The false-positive rate now: the mean over blocks of `Πᵢ (bits set in word i / 32)`
     /// (a query picks a uniform block and one uniform bit in each word).
     pub fn estimated_fpr(&self) -> f64 {
-        let sum: f64 = self
-            .blocks
-            .iter()
-            .map(|b| {
-                b.0.iter()
-                    .map(|w| f64::from(w.count_ones()) / 32.0)
-                    .product::<f64>()
-            })
-            .sum();
-        sum / self.blocks.len() as f64
+        tables::split_block_fpr_now(&self.blocks)
     }
 
     /// The model's false-positive rate after `n` distinct values in this filter's blocks

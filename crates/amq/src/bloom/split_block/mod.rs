@@ -2,6 +2,7 @@
 
 mod encoding;
 pub(crate) mod kernel;
+pub(crate) mod tables;
 
 pub use kernel::Kernel;
 
@@ -209,11 +210,7 @@ impl SplitBlockBloomFilter {
     /// [`Error::ShapeMismatch`] unless m and seed are identical; `self` is then unchanged.
     pub fn union(&mut self, other: &Self) -> Result<()> {
         self.check_shape(other)?;
-        for (a, b) in self.blocks.iter_mut().zip(&other.blocks) {
-            for (x, y) in a.0.iter_mut().zip(b.0) {
-                *x |= y;
-            }
-        }
+        tables::union(&mut self.blocks, &other.blocks);
         self.inserted = self.inserted.saturating_add(other.inserted);
         Ok(())
     }
@@ -224,21 +221,14 @@ impl SplitBlockBloomFilter {
     /// [`Error::ShapeMismatch`] unless m and seed are identical; `self` is then unchanged.
     pub fn intersect(&mut self, other: &Self) -> Result<()> {
         self.check_shape(other)?;
-        for (a, b) in self.blocks.iter_mut().zip(&other.blocks) {
-            for (x, y) in a.0.iter_mut().zip(b.0) {
-                *x &= y;
-            }
-        }
+        tables::intersect(&mut self.blocks, &other.blocks);
         self.inserted = self.inserted.min(other.inserted);
         Ok(())
     }
 
     /// X, the number of bits set.
     pub fn bits_set(&self) -> u64 {
-        self.blocks
-            .iter()
-            .map(|b| b.0.iter().map(|w| u64::from(w.count_ones())).sum::<u64>())
-            .sum()
+        tables::bits_set(&self.blocks)
     }
 
     /// X/m, the fraction of bits set.
@@ -255,16 +245,7 @@ impl SplitBlockBloomFilter {
     /// `Πᵢ (Xᵢ/64)`, Xᵢ the bits set in lane i of the block (a query picks a uniform block,
     /// then one uniform bit in each lane).
     pub fn estimated_fpr(&self) -> f64 {
-        let sum: f64 = self
-            .blocks
-            .iter()
-            .map(|b| {
-                b.0.iter()
-                    .map(|w| f64::from(w.count_ones()) / 64.0)
-                    .product::<f64>()
-            })
-            .sum();
-        sum / self.blocks.len() as f64
+        tables::split_block_fpr_now(&self.blocks)
     }
 
     /// The model's ε after `n` distinct items ([`math::split_block_fpr`]).

@@ -1,0 +1,76 @@
+//! Operations on whole tables of blocks of eight lanes, shared by every layout that keeps one:
+//! the blocked filter and the split block kind (`Block512`, eight 64-bit lanes) and Parquet's
+//! filter (`Block256`, eight 32-bit lanes). Bitwise, so the lane width only matters for the
+//! rate.
+
+use super::kernel::{Block256, Block512};
+
+/// A block of eight lanes.
+pub(crate) trait Lanes: Copy {
+    /// Bits per lane.
+    const LANE_BITS: u32;
+    /// `self |= other`, lane by lane.
+    fn or(&mut self, other: &Self);
+    /// `self &= other`, lane by lane.
+    fn and(&mut self, other: &Self);
+    /// The bits set in each lane.
+    fn ones(&self) -> [u32; 8];
+}
+
+impl Lanes for Block512 {
+    const LANE_BITS: u32 = 64;
+    fn or(&mut self, other: &Self) {
+        self.0.iter_mut().zip(other.0).for_each(|(x, y)| *x |= y);
+    }
+    fn and(&mut self, other: &Self) {
+        self.0.iter_mut().zip(other.0).for_each(|(x, y)| *x &= y);
+    }
+    fn ones(&self) -> [u32; 8] {
+        self.0.map(u64::count_ones)
+    }
+}
+
+impl Lanes for Block256 {
+    const LANE_BITS: u32 = 32;
+    fn or(&mut self, other: &Self) {
+        self.0.iter_mut().zip(other.0).for_each(|(x, y)| *x |= y);
+    }
+    fn and(&mut self, other: &Self) {
+        self.0.iter_mut().zip(other.0).for_each(|(x, y)| *x &= y);
+    }
+    fn ones(&self) -> [u32; 8] {
+        self.0.map(u32::count_ones)
+    }
+}
+
+/// Sets every bit of `other` in `table` (the tables have the same number of blocks).
+pub(crate) fn union<B: Lanes>(table: &mut [B], other: &[B]) {
+    table.iter_mut().zip(other).for_each(|(a, b)| a.or(b));
+}
+
+/// Keeps only the bits set in both tables.
+pub(crate) fn intersect<B: Lanes>(table: &mut [B], other: &[B]) {
+    table.iter_mut().zip(other).for_each(|(a, b)| a.and(b));
+}
+
+/// X, the bits set in the table.
+pub(crate) fn bits_set<B: Lanes>(table: &[B]) -> u64 {
+    table.iter().flat_map(|b| b.ones()).map(u64::from).sum()
+}
+
+/// The false-positive rate of a split block table now: the mean over blocks of
+/// `Πᵢ (Xᵢ/lane bits)`, Xᵢ the bits set in lane i (a query picks a uniform block, then one
+/// uniform bit in each lane).
+pub(crate) fn split_block_fpr_now<B: Lanes>(table: &[B]) -> f64 {
+    let lane = f64::from(B::LANE_BITS);
+    let sum: f64 = table
+        .iter()
+        .map(|b| {
+            b.ones()
+                .iter()
+                .map(|&x| f64::from(x) / lane)
+                .product::<f64>()
+        })
+        .sum();
+    sum / table.len() as f64
+}
