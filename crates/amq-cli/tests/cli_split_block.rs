@@ -93,23 +93,9 @@ fn build_info_contains_query() {
 #[test]
 fn merge_is_the_union() {
     let dir = Dir::new();
-    let a_in = dir.write("a.txt", words("a", 300));
-    let b_in = dir.write("b.txt", words("b", 300));
-    let both_in = dir.write("ab.txt", format!("{}{}", words("a", 300), words("b", 300)));
     let shape = ["--bits", "8192", "--seed", "3"];
-    let a = build(&dir, "a.amq", &a_in, &shape);
-    let b = build(&dir, "b.amq", &b_in, &shape);
-    let ab = build(&dir, "ab.amq", &both_in, &shape);
-    let merged = dir.path("merged.amq");
-    amq()
-        .arg("merge")
-        .arg(&a)
-        .arg(&b)
-        .arg("-o")
-        .arg(&merged)
-        .assert()
-        .success();
-    assert_eq!(std::fs::read(&merged).unwrap(), std::fs::read(&ab).unwrap());
+    let (a, a_in) =
+        common::assert_merge_is_union(&dir, |d, name, input| build(d, name, input, &shape));
     let c = build(&dir, "c.amq", &a_in, &["--bits", "8192", "--seed", "4"]);
     amq()
         .arg("merge")

@@ -91,3 +91,29 @@ pub fn info(f: &Path) -> Value {
     assert!(out.status.success());
     json(&out.stdout)
 }
+
+/// `amq merge a b` is the filter built from both item sets: builds `a.amq` (300 words "a"),
+/// `b.amq` (300 words "b") and `ab.amq` (both) with `build(dir, name, input)`, merges a and b
+/// and asserts the result is byte for byte `ab.amq`. Returns a's filter and items.
+pub fn assert_merge_is_union(
+    dir: &Dir,
+    build: impl Fn(&Dir, &str, &Path) -> PathBuf,
+) -> (PathBuf, PathBuf) {
+    let a_in = dir.write("a.txt", words("a", 300));
+    let b_in = dir.write("b.txt", words("b", 300));
+    let both_in = dir.write("ab.txt", format!("{}{}", words("a", 300), words("b", 300)));
+    let a = build(dir, "a.amq", &a_in);
+    let b = build(dir, "b.amq", &b_in);
+    let ab = build(dir, "ab.amq", &both_in);
+    let merged = dir.path("merged.amq");
+    amq()
+        .arg("merge")
+        .arg(&a)
+        .arg(&b)
+        .arg("-o")
+        .arg(&merged)
+        .assert()
+        .success();
+    assert_eq!(std::fs::read(&merged).unwrap(), std::fs::read(&ab).unwrap());
+    (a, a_in)
+}
