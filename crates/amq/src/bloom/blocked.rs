@@ -1,4 +1,3 @@
-use crate::bits::le_bytes_to_words;
 use crate::error::{Error, Result};
 use crate::filter::{Filter, Insert, Item, Merge};
 use crate::hash::{block_index, block_probes, hash128, BLOCK_MAX_K};
@@ -263,22 +262,14 @@ impl BlockedBloomFilter {
         sum / self.blocks.len() as f64
     }
 
-    fn words(&self) -> impl Iterator<Item = u64> + '_ {
-        self.blocks.iter().flat_map(|b| b.0)
-    }
-
     /// Encodes the filter as an `.amq` file (kind 2; parameters m, k, seed, inserted; payload
     /// the blocks, each 8 little-endian 64-bit words; bit p of a block is bit p % 64 of word
     /// p / 64).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut payload = Vec::with_capacity(self.size_bytes() as usize);
-        for w in self.words() {
-            payload.extend_from_slice(&w.to_le_bytes());
-        }
         wire::encode(
             Kind::BlockedBloom,
             &[self.m(), u64::from(self.k), self.seed, self.inserted],
-            &payload,
+            &tables::to_le_bytes(&self.blocks),
         )
     }
 
@@ -313,11 +304,8 @@ impl BlockedBloomFilter {
                 ),
             ));
         }
-        let words = le_bytes_to_words(c.payload)?;
-        let blocks = words
-            .chunks_exact(8)
-            .map(|c| Block(c.try_into().expect("chunks_exact(8)")))
-            .collect();
+        // the payload is present and m/8 bytes long, so it bounds the allocation
+        let blocks = tables::from_le_bytes(c.payload, "m")?;
         Ok(BlockedBloomFilter {
             blocks,
             k: k as u32,

@@ -217,13 +217,7 @@ impl ParquetBloomFilter {
     /// Never, for any input.
     pub fn from_bitset(bitset: &[u8]) -> Result<Self> {
         check_num_bytes(bitset.len()).map_err(|reason| Error::corrupt(0, reason))?;
-        let mut blocks: Vec<Block> =
-            crate::bits::try_zeroed((bitset.len() / BLOCK_BYTES) as u64, "bitset")?;
-        for (block, bytes) in blocks.iter_mut().zip(bitset.chunks_exact(BLOCK_BYTES)) {
-            for (word, le) in block.0.iter_mut().zip(bytes.chunks_exact(4)) {
-                *word = u32::from_le_bytes([le[0], le[1], le[2], le[3]]);
-            }
-        }
+        let blocks: Vec<Block> = tables::from_le_bytes(bitset, "bitset")?;
         Ok(ParquetBloomFilter {
             blocks,
             kernel: Kernel::detect(),
@@ -233,13 +227,7 @@ impl ParquetBloomFilter {
     /// The bitset as Parquet stores it: [`size_bytes`](Self::size_bytes) bytes, blocks in
     /// order, each block's eight words little-endian.
     pub fn to_bitset(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.blocks.len() * BLOCK_BYTES);
-        for block in &self.blocks {
-            for word in block.0 {
-                out.extend_from_slice(&word.to_le_bytes());
-            }
-        }
-        out
+        tables::to_le_bytes(&self.blocks)
     }
 
     /// z, the number of 256-bit blocks.

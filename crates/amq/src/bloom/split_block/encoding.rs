@@ -12,14 +12,10 @@ impl SplitBlockBloomFilter {
     /// blocks in order, each eight little-endian u64 lanes, lane 0 first (bit b of a lane is
     /// `(lane >> b) & 1`).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut payload = Vec::with_capacity(self.size_bytes() as usize);
-        for lane in self.blocks.iter().flat_map(|b| b.0) {
-            payload.extend_from_slice(&lane.to_le_bytes());
-        }
         wire::encode(
             Kind::SplitBlockBloom,
             &[self.m(), u64::from(SPLIT_BLOCK_K), self.seed, self.inserted],
-            &payload,
+            &super::tables::to_le_bytes(&self.blocks),
         )
     }
 
@@ -75,12 +71,7 @@ impl SplitBlockBloomFilter {
             ));
         }
         // the payload is present, so its length (checked above) bounds the allocation
-        let mut blocks: Vec<Block512> = crate::bits::try_zeroed(m / BLOCK_BITS, "m")?;
-        for (block, bytes) in blocks.iter_mut().zip(c.payload.chunks_exact(64)) {
-            for (lane, b) in block.0.iter_mut().zip(bytes.chunks_exact(8)) {
-                *lane = u64::from_le_bytes(b.try_into().expect("chunks_exact(8)"));
-            }
-        }
+        let blocks: Vec<Block512> = super::tables::from_le_bytes(c.payload, "m")?;
         Ok(Self::from_blocks(blocks, seed, inserted))
     }
 }

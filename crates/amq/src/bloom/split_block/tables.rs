@@ -4,11 +4,17 @@
 //! rate.
 
 use super::kernel::{Block256, Block512};
+use crate::error::Result;
+use alloc::vec::Vec;
 
 /// A block of eight lanes.
-pub(crate) trait Lanes: Copy {
+pub(crate) trait Lanes: Copy + Default {
     /// Bits per lane.
     const LANE_BITS: u32;
+    /// Appends the eight lanes, each little-endian.
+    fn write_le(&self, out: &mut Vec<u8>);
+    /// Sets the eight lanes from `8 · LANE_BITS / 8` little-endian bytes.
+    fn read_le(&mut self, bytes: &[u8]);
     /// `self |= other`, lane by lane.
     fn or(&mut self, other: &Self);
     /// `self &= other`, lane by lane.
@@ -19,6 +25,16 @@ pub(crate) trait Lanes: Copy {
 
 impl Lanes for Block512 {
     const LANE_BITS: u32 = 64;
+    fn write_le(&self, out: &mut Vec<u8>) {
+        self.0
+            .iter()
+            .for_each(|w| out.extend_from_slice(&w.to_le_bytes()));
+    }
+    fn read_le(&mut self, bytes: &[u8]) {
+        for (w, b) in self.0.iter_mut().zip(bytes.chunks_exact(8)) {
+            *w = u64::from_le_bytes(b.try_into().expect("chunks_exact(8)"));
+        }
+    }
     fn or(&mut self, other: &Self) {
         self.0.iter_mut().zip(other.0).for_each(|(x, y)| *x |= y);
     }
@@ -32,6 +48,16 @@ impl Lanes for Block512 {
 
 impl Lanes for Block256 {
     const LANE_BITS: u32 = 32;
+    fn write_le(&self, out: &mut Vec<u8>) {
+        self.0
+            .iter()
+            .for_each(|w| out.extend_from_slice(&w.to_le_bytes()));
+    }
+    fn read_le(&mut self, bytes: &[u8]) {
+        for (w, b) in self.0.iter_mut().zip(bytes.chunks_exact(4)) {
+            *w = u32::from_le_bytes(b.try_into().expect("chunks_exact(4)"));
+        }
+    }
     fn or(&mut self, other: &Self) {
         self.0.iter_mut().zip(other.0).for_each(|(x, y)| *x |= y);
     }
@@ -73,4 +99,31 @@ pub(crate) fn split_block_fpr_now<B: Lanes>(table: &[B]) -> f64 {
         })
         .sum();
     sum / table.len() as f64
+}
+
+/// Bytes per block.
+const fn block_bytes<B: Lanes>() -> usize {
+    B::LANE_BITS as usize
+}
+
+/// The table as bytes: blocks in order, each lane little-endian.
+pub(crate) fn to_le_bytes<B: Lanes>(table: &[B]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(table.len() * block_bytes::<B>());
+    table.iter().for_each(|b| b.write_le(&mut out));
+    out
+}
+
+/// The table [`to_le_bytes`] wrote: `bytes.len() / block bytes` blocks (the caller checks
+/// that the length is a whole number of blocks; a partial block at the end is ignored).
+///
+/// # Errors
+/// [`Error::OutOfMemory`](crate::Error::OutOfMemory), naming `what`, if the blocks cannot be
+/// allocated.
+pub(crate) fn from_le_bytes<B: Lanes>(bytes: &[u8], what: &'static str) -> Result<Vec<B>> {
+    let size = block_bytes::<B>();
+    let mut table: Vec<B> = crate::bits::try_zeroed((bytes.len() / size) as u64, what)?;
+    for (block, b) in table.iter_mut().zip(bytes.chunks_exact(size)) {
+        block.read_le(b);
+    }
+    Ok(table)
 }
