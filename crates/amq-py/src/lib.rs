@@ -21,7 +21,7 @@ use amq::math::Spec;
 use amq::AnyFilter;
 use convert::{from_object, new_filter, to_object};
 use errors::{value_error, FilterFullError, IntoPy};
-use filters::{PyBlocked, PyBloom, PyCuckoo};
+use filters::{PyBlocked, PyBloom, PyCuckoo, PySplitBlock};
 use negative::PyNegative;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
@@ -32,6 +32,7 @@ fn wrap(py: Python<'_>, f: AnyFilter) -> PyResult<Bound<'_, PyAny>> {
     Ok(match f {
         AnyFilter::Bloom(f) => Bound::new(py, PyBloom::wrap(f))?.into_any(),
         AnyFilter::BlockedBloom(f) => Bound::new(py, PyBlocked::wrap(f))?.into_any(),
+        AnyFilter::SplitBlockBloom(f) => Bound::new(py, PySplitBlock::wrap(f))?.into_any(),
         AnyFilter::Cuckoo(f) => Bound::new(py, PyCuckoo::wrap(f))?.into_any(),
         AnyFilter::SlidingWindowBloom(f) => Bound::new(py, PyWindow::wrap(f))?.into_any(),
         AnyFilter::AgingBloom(f) => Bound::new(py, PyAging::wrap(f))?.into_any(),
@@ -46,10 +47,10 @@ fn wrap(py: Python<'_>, f: AnyFilter) -> PyResult<Bound<'_, PyAny>> {
 }
 
 /// Reads an ``.amq`` file of any kind (``bytes``) and returns the filter as its class:
-/// ``BloomFilter``, ``BlockedBloomFilter``, ``CuckooFilter``, ``SlidingWindowBloom``,
-/// ``AgingBloom`` or ``NegativeCache``. Raises ``ValueError`` for bytes that are not an
-/// ``.amq`` file (wrong magic, version or checksum, truncated, corrupt); never crashes,
-/// whatever the bytes.
+/// ``BloomFilter``, ``BlockedBloomFilter``, ``SplitBlockBloomFilter``, ``CuckooFilter``,
+/// ``SlidingWindowBloom``, ``AgingBloom`` or ``NegativeCache``. Raises ``ValueError`` for
+/// bytes that are not an ``.amq`` file (wrong magic, version or checksum, truncated,
+/// corrupt) or of a kind without a class here; never crashes, whatever the bytes.
 #[pyfunction]
 fn load<'py>(py: Python<'py>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let f = items::with_bytes(data, "data", AnyFilter::from_bytes)?.py()?;
@@ -148,6 +149,7 @@ fn _amq(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("FilterFullError", m.py().get_type::<FilterFullError>())?;
     m.add_class::<PyBloom>()?;
     m.add_class::<PyBlocked>()?;
+    m.add_class::<PySplitBlock>()?;
     m.add_class::<PyCuckoo>()?;
     m.add_class::<PyWindow>()?;
     m.add_class::<PyAging>()?;

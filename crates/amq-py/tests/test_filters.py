@@ -18,13 +18,14 @@ def make(kind: str):
     return {
         "bloom": lambda: amq.BloomFilter.with_fpr(N, 0.01, seed=7),
         "blocked": lambda: amq.BlockedBloomFilter.with_fpr(N, 0.01, seed=7),
+        "split": lambda: amq.SplitBlockBloomFilter.with_fpr(N, 0.01, seed=7),
         "cuckoo": lambda: amq.CuckooFilter.with_fpr(N, 0.01, seed=7),
         "aging": lambda: amq.AgingBloom.with_window(N, 4, 0.01, seed=7),
         "negative": lambda: amq.NegativeCache(14, 32, 8, seed=7),
     }[kind]()
 
 
-MEMBERSHIP = ["bloom", "blocked", "cuckoo", "aging", "negative"]
+MEMBERSHIP = ["bloom", "blocked", "split", "cuckoo", "aging", "negative"]
 
 
 @pytest.mark.parametrize("kind", MEMBERSHIP)
@@ -132,6 +133,37 @@ def test_bloom_shape_union_intersect_clear():
         amq.BloomFilter(4096, 3, seed=1).union(amq.BloomFilter(4096, 3, seed=2))
     with pytest.raises(TypeError):
         a | amq.BlockedBloomFilter(4096, 3)
+
+
+@pytest.mark.parametrize("cls", [amq.BlockedBloomFilter, amq.SplitBlockBloomFilter])
+def test_blocked_kinds_round_m_to_blocks_union_and_intersect(cls):
+    f = cls(1000) if cls is amq.SplitBlockBloomFilter else cls(1000, 6)
+    assert f.m_bits == 1024  # two 512-bit blocks
+    a, b = f.copy(), f.copy()
+    a.add("a")
+    b.add("b")
+    u = a | b
+    assert "a" in u and "b" in u
+    assert (a & a) == a
+    a &= b  # the bits the two items share: too few for either
+    assert "a" not in a and "b" not in a
+    assert (u & b) == b
+    a.clear()
+    assert a == f
+
+
+def test_split_block_sets_eight_bits_per_item():
+    f = amq.SplitBlockBloomFilter.with_fpr(10_000, 0.01, seed=3)
+    assert f.k == 8 and f.m_bits % 512 == 0
+    assert f.info()["kind"] == "split-block-bloom"
+    assert amq.SplitBlockBloomFilter.with_fpr(10_000, 0.01, seed=3, k=8) == f
+    with pytest.raises(ValueError, match="sets 8 bits per item"):
+        amq.SplitBlockBloomFilter.with_fpr(10_000, 0.01, k=7)
+    g = amq.SplitBlockBloomFilter(512)
+    assert g.add("x") and not g.add("x")
+    assert g.info()["fill_ratio"] == 8 / 512  # one bit in each of the eight lanes
+    with pytest.raises(ValueError, match="differ"):
+        g.union(amq.SplitBlockBloomFilter(1024))
 
 
 def test_cuckoo_removes_counts_and_reports_full():

@@ -30,6 +30,7 @@ def filters(n: int, seed: int):
     return [
         amq.BloomFilter.with_fpr(n, 0.01, seed),
         amq.BlockedBloomFilter.with_fpr(n, 0.01, seed),
+        amq.SplitBlockBloomFilter.with_fpr(n, 0.01, seed),
         amq.CuckooFilter.with_fpr(n, 0.01, seed),
         amq.AgingBloom.with_window(n, 4, 0.01, seed),
     ]

@@ -9,6 +9,7 @@ Filters (each with ``add``, ``in``, ``add_many``, ``contains_many``, ``info()``,
 
 * ``BloomFilter``: the classic filter, ``BloomFilter.with_fpr(n, fpr)``.
 * ``BlockedBloomFilter``: one 64-byte cache line per item.
+* ``SplitBlockBloomFilter``: one bit in each of eight lanes of a 64-byte block, SIMD probes.
 * ``CuckooFilter``: fingerprints in 4-slot buckets, with ``remove``.
 * ``SlidingWindowBloom``: items at positions, a window that slides (mutator sets).
 * ``AgingBloom``: "seen within the last window" of insertions or seconds.
@@ -40,6 +41,7 @@ from ._amq import (
     FilterFullError,
     NegativeCache,
     SlidingWindowBloom,
+    SplitBlockBloomFilter,
     __version__,
     load,
     new,
@@ -55,6 +57,7 @@ __all__ = [
     "FilterFullError",
     "NegativeCache",
     "SlidingWindowBloom",
+    "SplitBlockBloomFilter",
     "__version__",
     "algorand",
     "btc",
