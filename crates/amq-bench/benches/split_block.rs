@@ -14,7 +14,9 @@
 //! * `amq-split`: `SplitBlockBloomFilter::with_fpr(n, ε, 0)`, XXH3-64 with the seed inside
 //!   (seed 0, the default of `amq build`, which takes XXH3's unseeded path)
 //!   (`Filter::contains`, and `contains_batch`, which hashes and prefetches 16 items ahead);
-//! * `amq-split-portable`: the same filter on the portable kernel (the AVX2 kernel's gain);
+//! * `amq-split-avx2`, `amq-split-portable`: the same filter on the AVX2 and the portable
+//!   kernel (what the AVX-512 and the AVX2 kernel gain; `amq-split` runs the fastest kernel
+//!   the CPU has, printed with each case);
 //! * `sbbf-rs-safe`: given exactly our filter's bytes (`Filter::from_bytes` of a zeroed buffer
 //!   of our `size_bytes()`, so equal bits per key) and one-shot unseeded XXH3-64, the same
 //!   function (XXH3 with seed 0 is unseeded XXH3) as a sbbf user would call it;
@@ -104,6 +106,11 @@ fn bench_case<K: Item + Clone>(
         .clone()
         .with_kernel(SplitBlockKernel::Portable)
         .expect("portable");
+    // the AVX2 kernel where the CPU has it (else the portable one again)
+    let avx2 = split
+        .clone()
+        .with_kernel(SplitBlockKernel::Avx2)
+        .unwrap_or_else(|_| portable.clone());
     let bytes = split.size_bytes();
     let sbbf = build_sbbf(&members, bytes);
     let blocked = build_blocked(&members, fpr);
@@ -167,6 +174,12 @@ fn bench_case<K: Item + Clone>(
         });
         g.bench_function("sbbf-rs-safe", |b| {
             b.iter(|| q_sbbf(&sbbf, black_box(queries)))
+        });
+        g.bench_function("amq-split-avx2", |b| {
+            b.iter(|| q_split(&avx2, black_box(queries)))
+        });
+        g.bench_function("amq-split-avx2-batch", |b| {
+            b.iter(|| q_split_batch(&avx2, black_box(&refs), &mut out))
         });
         g.bench_function("amq-split-portable", |b| {
             b.iter(|| q_split(&portable, black_box(queries)))

@@ -6,7 +6,7 @@ use amq::{AnyFilter, Filter, Insert, Merge, SplitBlockBloomFilter, SplitBlockKer
 use proptest::prelude::*;
 
 fn kernels() -> Vec<SplitBlockKernel> {
-    [SplitBlockKernel::Portable, SplitBlockKernel::Avx2]
+    SplitBlockKernel::ALL
         .into_iter()
         .filter(|k| k.is_supported())
         .collect()

@@ -12,10 +12,13 @@
 //! bits with `h32 = h as u32`, the low half, as Parquet does.
 //!
 //! Every loop (single query, insert, batched query) is written once, in the `loops!` macro,
-//! and compiled twice: in [`portable`] for any target, and in `avx2` inside
-//! `#[target_feature(enable = "avx2")]` functions, so that the caller's hash (a closure)
-//! inlines into the AVX2 code. [`Kernel`] says which one a filter runs; the two give
-//! bit-identical results (the tests check it on random blocks and hashes).
+//! and compiled three times: in [`portable`] for any target, in `avx2` inside
+//! `#[target_feature(enable = "avx2")]` functions and in `avx512` inside
+//! `#[target_feature(enable = "avx2,avx512f")]` ones, so that the caller's hash (a closure)
+//! inlines into the SIMD code. [`Kernel`] says which one a filter runs; all give
+//! bit-identical results (the tests check it on random blocks and hashes). The AVX-512 kernel
+//! holds a [`Block512`] in one register (one load, one `vptestmq`); for Parquet's
+//! [`Block256`] it runs the AVX2 code.
 
 use crate::bits::prefetch;
 
@@ -82,26 +85,31 @@ pub(crate) fn block_index(h: u64, blocks: usize) -> usize {
     (((h >> 32) * blocks as u64) >> 32) as usize
 }
 
-/// Which code a split block filter runs: the AVX2 kernels or the portable ones. Both set and
+/// Which code a split block filter runs: the AVX-512, AVX2 or portable kernels. All set and
 /// test the same bits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kernel {
     /// Portable Rust, for any target.
     Portable,
-    /// AVX2 (x86-64 only, chosen when the CPU has it).
+    /// AVX2 (x86-64 only): a 512-bit block in two 256-bit registers.
     Avx2,
+    /// AVX-512F with AVX2 (x86-64 only): a 512-bit block in one register.
+    Avx512,
 }
 
 impl Kernel {
-    /// The fastest kernel this CPU runs: [`Kernel::Avx2`] on x86-64 when the CPU has AVX2
-    /// (detected at run time with `std`, or fixed at compile time by `target_feature`),
-    /// otherwise [`Kernel::Portable`].
+    /// Every kernel, slowest first (whether or not this CPU runs it).
+    pub const ALL: [Kernel; 3] = [Kernel::Portable, Kernel::Avx2, Kernel::Avx512];
+
+    /// The fastest kernel this CPU runs: [`Kernel::Avx512`] on x86-64 when the CPU has
+    /// AVX-512F and AVX2, else [`Kernel::Avx2`] when it has AVX2 (detected at run time with
+    /// `std`, or fixed at compile time by `target_feature`), otherwise [`Kernel::Portable`].
     pub fn detect() -> Kernel {
-        if Kernel::Avx2.is_supported() {
-            Kernel::Avx2
-        } else {
-            Kernel::Portable
-        }
+        Kernel::ALL
+            .into_iter()
+            .rev()
+            .find(|k| k.is_supported())
+            .unwrap_or(Kernel::Portable)
     }
 
     /// `true` if this CPU runs the kernel.
@@ -109,6 +117,16 @@ impl Kernel {
         match self {
             Kernel::Portable => true,
             Kernel::Avx2 => avx2_detected(),
+            Kernel::Avx512 => avx2_detected() && avx512_detected(),
+        }
+    }
+
+    /// The kernel's name: `portable`, `avx2` or `avx512`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Portable => "portable",
+            Kernel::Avx2 => "avx2",
+            Kernel::Avx512 => "avx512",
         }
     }
 }
@@ -128,19 +146,43 @@ fn avx2_detected() -> bool {
     false
 }
 
-/// Runs `$avx2` when `$kernel` is [`Kernel::Avx2`] (on x86-64), else `$portable`.
+#[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
+fn avx512_detected() -> bool {
+    true
+}
+
+#[cfg(all(
+    target_arch = "x86_64",
+    not(target_feature = "avx512f"),
+    feature = "std"
+))]
+fn avx512_detected() -> bool {
+    std::is_x86_feature_detected!("avx512f")
+}
+
+#[cfg(not(all(
+    target_arch = "x86_64",
+    any(target_feature = "avx512f", feature = "std")
+)))]
+fn avx512_detected() -> bool {
+    false
+}
+
+/// Runs `$avx512` when `$kernel` is [`Kernel::Avx512`], `$avx2` when it is [`Kernel::Avx2`]
+/// (on x86-64), else `$portable`.
 macro_rules! dispatch {
-    ($kernel:expr, $avx2:expr, $portable:expr) => {{
+    ($kernel:expr, $avx512:expr, $avx2:expr, $portable:expr) => {{
         #[cfg(target_arch = "x86_64")]
         {
-            if $kernel == Kernel::Avx2 {
-                // SAFETY: a `Kernel::Avx2` is only ever stored after `Kernel::is_supported`
-                // said this CPU has AVX2 (`SplitBlockBloomFilter::with_kernel`,
-                // `Kernel::detect`), so the `#[target_feature(enable = "avx2")]` code runs on
-                // a CPU that has the feature.
-                unsafe { $avx2 }
-            } else {
-                $portable
+            match $kernel {
+                // SAFETY: a `Kernel::Avx512` is only ever stored after `Kernel::is_supported`
+                // said this CPU has AVX-512F and AVX2 (`SplitBlockBloomFilter::with_kernel`,
+                // `Kernel::detect`), so the `#[target_feature(enable = "avx2,avx512f")]` code
+                // runs on a CPU that has the features.
+                Kernel::Avx512 => unsafe { $avx512 },
+                // SAFETY: as above, a `Kernel::Avx2` only after the CPU was found to have AVX2.
+                Kernel::Avx2 => unsafe { $avx2 },
+                Kernel::Portable => $portable,
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
@@ -157,6 +199,7 @@ macro_rules! dispatch {
 pub(crate) fn contains512(kernel: Kernel, blocks: &[Block512], hash: impl FnOnce() -> u64) -> bool {
     dispatch!(
         kernel,
+        avx512::query512(blocks, hash),
         avx2::query512(blocks, hash),
         portable::query512(blocks, hash)
     )
@@ -173,6 +216,7 @@ pub(crate) fn insert512(
 ) -> bool {
     dispatch!(
         kernel,
+        avx512::insert512(blocks, hash),
         avx2::insert512(blocks, hash),
         portable::insert512(blocks, hash)
     )
@@ -189,6 +233,7 @@ pub(crate) fn contains512_batch(
 ) {
     dispatch!(
         kernel,
+        avx512::batch512(blocks, hash_of, out),
         avx2::batch512(blocks, hash_of, out),
         portable::batch512(blocks, hash_of, out)
     )
@@ -201,6 +246,7 @@ pub(crate) fn contains512_batch(
 pub(crate) fn contains256(kernel: Kernel, blocks: &[Block256], h: u64) -> bool {
     dispatch!(
         kernel,
+        avx512::query256(blocks, || h),
         avx2::query256(blocks, || h),
         portable::query256(blocks, || h)
     )
@@ -213,6 +259,7 @@ pub(crate) fn contains256(kernel: Kernel, blocks: &[Block256], h: u64) -> bool {
 pub(crate) fn insert256(kernel: Kernel, blocks: &mut [Block256], h: u64) -> bool {
     dispatch!(
         kernel,
+        avx512::insert256(blocks, || h),
         avx2::insert256(blocks, || h),
         portable::insert256(blocks, || h)
     )
@@ -232,6 +279,7 @@ pub(crate) fn contains256_batch(
     crate::filter::check_batch(hashes.len(), out.len());
     dispatch!(
         kernel,
+        avx512::batch256(blocks, |i| hashes[i], out),
         avx2::batch256(blocks, |i| hashes[i], out),
         portable::batch256(blocks, |i| hashes[i], out)
     )
@@ -438,13 +486,13 @@ pub(crate) mod avx2 {
 
     #[target_feature(enable = "avx2")]
     #[inline]
-    pub(crate) fn has256(b: &Block256, h32: u32) -> bool {
+    pub(super) fn has256(b: &Block256, h32: u32) -> bool {
         _mm256_testc_si256(load(bytes256(b)), mask256(h32)) != 0
     }
 
     #[target_feature(enable = "avx2")]
     #[inline]
-    pub(crate) fn set256(b: &mut Block256, h32: u32) -> bool {
+    pub(super) fn set256(b: &mut Block256, h32: u32) -> bool {
         let lanes = bytes256_mut(b);
         let (v, m) = (load(lanes), mask256(h32));
         let had = _mm256_testc_si256(v, m) != 0;
@@ -480,6 +528,76 @@ pub(crate) mod avx2 {
     }
 
     loops!(#[target_feature(enable = "avx2")]);
+}
+
+/// AVX-512F: a [`Block512`]'s eight lane masks in one 512-bit register, tested with one
+/// `vptestmq`; Parquet's 256-bit blocks run the AVX2 code.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+pub(crate) mod avx512 {
+    use super::avx2::{has256, set256};
+    use super::{block_index, prefetch, Block256, Block512, AHEAD, SALT};
+    use core::arch::x86_64::{
+        __m512i, _mm512_load_epi64, _mm512_mullo_epi32, _mm512_or_si512, _mm512_set1_epi32,
+        _mm512_set1_epi64, _mm512_setr_epi32, _mm512_sllv_epi64, _mm512_srli_epi32,
+        _mm512_store_epi64, _mm512_test_epi64_mask,
+    };
+
+    /// The eight 64-bit lane masks: `vpmulld` against the salts in the even 32-bit lanes and
+    /// 0 in the odd ones gives each 64-bit lane `h32 · SALTᵢ mod 2³²` with a zero high half,
+    /// so one `vpsrld` leaves exactly the six-bit shift for `vpsllvq`.
+    #[target_feature(enable = "avx2,avx512f")]
+    #[inline]
+    fn mask512(h32: u32) -> __m512i {
+        let s = SALT.map(|s| s as i32);
+        let salt = _mm512_setr_epi32(
+            s[0], 0, s[1], 0, s[2], 0, s[3], 0, s[4], 0, s[5], 0, s[6], 0, s[7], 0,
+        );
+        let shift =
+            _mm512_srli_epi32::<26>(_mm512_mullo_epi32(_mm512_set1_epi32(h32 as i32), salt));
+        _mm512_sllv_epi64(_mm512_set1_epi64(1), shift)
+    }
+
+    #[target_feature(enable = "avx2,avx512f")]
+    #[inline]
+    fn load(b: &Block512) -> __m512i {
+        // SAFETY: `b` is a reference to a `Block512`, `repr(C, align(64))` over `[u64; 8]`:
+        // the aligned 512-bit load reads exactly its 64 initialised bytes.
+        unsafe { _mm512_load_epi64(b.0.as_ptr().cast::<i64>()) }
+    }
+
+    #[target_feature(enable = "avx2,avx512f")]
+    #[inline]
+    fn store(b: &mut Block512, v: __m512i) {
+        // SAFETY: as in `load`; `b` is borrowed mutably, so nothing else reads it, and any
+        // bytes written are valid `u64` lanes.
+        unsafe { _mm512_store_epi64(b.0.as_mut_ptr().cast::<i64>(), v) }
+    }
+
+    /// `true` if every lane of `b` has its bit of `m` (`vptestmq` sets a mask bit per lane
+    /// where `b & m` is not zero).
+    #[target_feature(enable = "avx2,avx512f")]
+    #[inline]
+    fn covers(b: __m512i, m: __m512i) -> bool {
+        _mm512_test_epi64_mask(b, m) == 0xff
+    }
+
+    #[target_feature(enable = "avx2,avx512f")]
+    #[inline]
+    pub(super) fn has512(b: &Block512, h32: u32) -> bool {
+        covers(load(b), mask512(h32))
+    }
+
+    #[target_feature(enable = "avx2,avx512f")]
+    #[inline]
+    pub(super) fn set512(b: &mut Block512, h32: u32) -> bool {
+        let (v, m) = (load(b), mask512(h32));
+        let had = covers(v, m);
+        store(b, _mm512_or_si512(v, m));
+        !had
+    }
+
+    loops!(#[target_feature(enable = "avx2,avx512f")]);
 }
 
 #[cfg(test)]
@@ -521,9 +639,7 @@ mod tests {
     }
 
     fn kernels() -> impl Iterator<Item = Kernel> {
-        [Kernel::Portable, Kernel::Avx2]
-            .into_iter()
-            .filter(|k| k.is_supported())
+        Kernel::ALL.into_iter().filter(|k| k.is_supported())
     }
 
     proptest! {

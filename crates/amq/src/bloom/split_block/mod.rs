@@ -33,8 +33,8 @@ use kernel::Block512;
 /// Bloom filters: Putze, Sanders and Singler, "Cache-, Hash- and Space-Efficient Bloom
 /// Filters", WEA 2007.
 ///
-/// The AVX2 kernel is chosen at construction when the CPU has it ([`Kernel::detect`]); the
-/// portable one sets and finds the same bits ([`with_kernel`](Self::with_kernel)).
+/// The fastest kernel the CPU runs (AVX-512, AVX2 or portable) is chosen at construction
+/// ([`Kernel::detect`]); all set and find the same bits ([`with_kernel`](Self::with_kernel)).
 ///
 /// # Example
 /// ```
@@ -121,7 +121,10 @@ impl SplitBlockBloomFilter {
         if !kernel.is_supported() {
             return Err(Error::Unsupported {
                 kind: crate::wire::Kind::SplitBlockBloom.name(),
-                operation: "the AVX2 kernel on this CPU",
+                operation: match kernel {
+                    Kernel::Avx512 => "the AVX-512 kernel on this CPU",
+                    _ => "the AVX2 kernel on this CPU",
+                },
             });
         }
         self.kernel = kernel;
