@@ -286,23 +286,22 @@ pub(crate) fn contains256_batch(
 }
 
 /// The loops over a slice of blocks, given the engine's `has256`/`set256`/`has512`/`set512`
-/// in scope; `$(#[$feature])*` are the attributes of every function (the target feature).
+/// in scope; `$(#[$attr])*` are the attributes of every function (the target feature and the
+/// inlining).
 macro_rules! loops {
-    ($(#[$feature:meta])*) => {
-        loops!(@one query512, insert512, batch512, Block512, has512, set512, $(#[$feature])*);
-        loops!(@one query256, insert256, batch256, Block256, has256, set256, $(#[$feature])*);
+    ($(#[$attr:meta])*) => {
+        loops!(@one query512, insert512, batch512, Block512, has512, set512, $(#[$attr])*);
+        loops!(@one query256, insert256, batch256, Block256, has256, set256, $(#[$attr])*);
     };
     (@one $query:ident, $insert:ident, $batch:ident, $block:ty, $has:ident, $set:ident,
-     $(#[$feature:meta])*) => {
-        $(#[$feature])*
-        #[inline]
+     $(#[$attr:meta])*) => {
+        $(#[$attr])*
         pub(super) fn $query(blocks: &[$block], hash: impl FnOnce() -> u64) -> bool {
             let h = hash();
             $has(&blocks[block_index(h, blocks.len())], h as u32)
         }
 
-        $(#[$feature])*
-        #[inline]
+        $(#[$attr])*
         pub(super) fn $insert(blocks: &mut [$block], hash: impl FnOnce() -> u64) -> bool {
             let h = hash();
             let b = block_index(h, blocks.len());
@@ -312,8 +311,7 @@ macro_rules! loops {
         /// Hashes the queries in chunks of AHEAD, prefetching their blocks, and tests each
         /// chunk after hashing the next: every block is fetched AHEAD to 2·AHEAD queries
         /// before it is read.
-        $(#[$feature])*
-        #[inline]
+        $(#[$attr])*
         #[allow(dead_code)]
         pub(super) fn $batch(blocks: &[$block], hash_of: impl Fn(usize) -> u64, out: &mut [bool]) {
             if out.is_empty() {
@@ -395,7 +393,13 @@ pub(crate) mod portable {
         new != 0
     }
 
-    loops!();
+    // Out of line where a SIMD kernel may run instead, so that the three-way dispatch stays
+    // small enough to inline into the caller's loop (as the SIMD functions cannot, their
+    // target features being the caller's only at run time); inline elsewhere.
+    loops!(
+        #[cfg_attr(target_arch = "x86_64", inline(never))]
+        #[cfg_attr(not(target_arch = "x86_64"), inline)]
+    );
 }
 
 /// AVX2: the eight lane masks in one or two 256-bit registers, tested with `vptest`.
@@ -527,7 +531,7 @@ pub(crate) mod avx2 {
         _mm256_testz_si256(miss, miss) == 0
     }
 
-    loops!(#[target_feature(enable = "avx2")]);
+    loops!(#[target_feature(enable = "avx2")] #[inline]);
 }
 
 /// AVX-512F: a [`Block512`]'s eight lane masks in one 512-bit register, tested with one
@@ -597,7 +601,7 @@ pub(crate) mod avx512 {
         !had
     }
 
-    loops!(#[target_feature(enable = "avx2,avx512f")]);
+    loops!(#[target_feature(enable = "avx2,avx512f")] #[inline]);
 }
 
 #[cfg(test)]
