@@ -57,6 +57,7 @@ macro_rules! contains_batch {
         PyList::new($py, out)
     }};
 }
+pub(crate) use contains_batch;
 
 /// A filter of `kind` with m bits (rounded up to whole blocks in the blocked kinds) and `k`
 /// probes (`None`: the kind's own k, the split block kind's 8).

@@ -7,6 +7,7 @@ mod algorand;
 mod btc;
 mod cashu;
 mod cashu_state;
+mod chains;
 mod common;
 mod convert;
 mod errors;
@@ -19,6 +20,7 @@ mod window;
 
 use amq::math::Spec;
 use amq::AnyFilter;
+use chains::{PyExpandable, PyScalable};
 use convert::{from_object, new_filter, to_object};
 use errors::{value_error, FilterFullError, IntoPy};
 use filters::{PyBlocked, PyBloom, PyCuckoo, PySplitBlock};
@@ -37,6 +39,8 @@ fn wrap(py: Python<'_>, f: AnyFilter) -> PyResult<Bound<'_, PyAny>> {
         AnyFilter::SlidingWindowBloom(f) => Bound::new(py, PyWindow::wrap(f))?.into_any(),
         AnyFilter::AgingBloom(f) => Bound::new(py, PyAging::wrap(f))?.into_any(),
         AnyFilter::NegativeCache(f) => Bound::new(py, PyNegative::wrap(f))?.into_any(),
+        AnyFilter::ScalableBloom(f) => Bound::new(py, PyScalable::wrap(f))?.into_any(),
+        AnyFilter::ExpandableCuckoo(f) => Bound::new(py, PyExpandable::wrap(f))?.into_any(),
         other => {
             return Err(value_error(format!(
                 "this version of the package has no class for {} filters",
@@ -48,7 +52,8 @@ fn wrap(py: Python<'_>, f: AnyFilter) -> PyResult<Bound<'_, PyAny>> {
 
 /// Reads an ``.amq`` file of any kind (``bytes``) and returns the filter as its class:
 /// ``BloomFilter``, ``BlockedBloomFilter``, ``SplitBlockBloomFilter``, ``CuckooFilter``,
-/// ``SlidingWindowBloom``, ``AgingBloom`` or ``NegativeCache``. Raises ``ValueError`` for
+/// ``ScalableBloomFilter``, ``ExpandableCuckooFilter``, ``SlidingWindowBloom``, ``AgingBloom``
+/// or ``NegativeCache``. Raises ``ValueError`` for
 /// bytes that are not an ``.amq`` file (wrong magic, version or checksum, truncated,
 /// corrupt) or of a kind without a class here; never crashes, whatever the bytes.
 #[pyfunction]
@@ -150,6 +155,8 @@ fn _amq(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyBloom>()?;
     m.add_class::<PyBlocked>()?;
     m.add_class::<PySplitBlock>()?;
+    m.add_class::<PyScalable>()?;
+    m.add_class::<PyExpandable>()?;
     m.add_class::<PyCuckoo>()?;
     m.add_class::<PyWindow>()?;
     m.add_class::<PyAging>()?;

@@ -11,6 +11,8 @@ Filters (each with ``add``, ``in``, ``add_many``, ``contains_many``, ``info()``,
 * ``BlockedBloomFilter``: one 64-byte cache line per item.
 * ``SplitBlockBloomFilter``: one bit in each of eight lanes of a 64-byte block, SIMD probes.
 * ``CuckooFilter``: fingerprints in 4-slot buckets, with ``remove``.
+* ``ScalableBloomFilter``, ``ExpandableCuckooFilter``: chains that add links as items come,
+  within a bound on the false-positive rate, for a set of unknown size.
 * ``SlidingWindowBloom``: items at positions, a window that slides (mutator sets).
 * ``AgingBloom``: "seen within the last window" of insertions or seconds.
 * ``NegativeCache``: "definitely present" or "maybe absent".
@@ -38,8 +40,10 @@ from ._amq import (
     BlockedBloomFilter,
     BloomFilter,
     CuckooFilter,
+    ExpandableCuckooFilter,
     FilterFullError,
     NegativeCache,
+    ScalableBloomFilter,
     SlidingWindowBloom,
     SplitBlockBloomFilter,
     __version__,
@@ -54,8 +58,10 @@ __all__ = [
     "BlockedBloomFilter",
     "BloomFilter",
     "CuckooFilter",
+    "ExpandableCuckooFilter",
     "FilterFullError",
     "NegativeCache",
+    "ScalableBloomFilter",
     "SlidingWindowBloom",
     "SplitBlockBloomFilter",
     "__version__",

@@ -170,7 +170,8 @@ pub fn expected_fpr(n: u64, blocks: u64) -> f64 {
 #[derive(Debug, Clone)]
 pub struct ParquetBloomFilter {
     blocks: Vec<Block>,
-    /// The split-block kernel this CPU runs (AVX2 or portable; same bits).
+    /// The split-block kernel this CPU runs (AVX2 or portable; same bits; the AVX-512 kernel
+    /// runs the AVX2 code on 256-bit blocks).
     kernel: Kernel,
 }
 

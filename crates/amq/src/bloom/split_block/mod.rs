@@ -15,7 +15,7 @@ use kernel::Block512;
 
 /// A split block Bloom filter: each item sets one bit in each of the eight 64-bit lanes of one
 /// 512-bit (64-byte, one cache line) block, so k = 8 and a query is one load, eight multiplies
-/// and a test, which AVX2 does in a few instructions.
+/// and a test, which AVX-512 does on one register (AVX2 on two).
 ///
 /// # Layout
 /// * The item hash is `h = XXH3-64(item bytes, seed)` ([`hash64`]).

@@ -1,0 +1,304 @@
+//! The growing chains: `ScalableBloomFilter` and `ExpandableCuckooFilter`, for a set whose
+//! size is not known in advance.
+
+use crate::common::{filter_class, same};
+use crate::convert::{new_filter, to_object};
+use crate::errors::IntoPy;
+use crate::filters::{contains_batch, insert_batch};
+use crate::items::{for_each_chunk, with_item, CHUNK};
+use amq::math::Spec;
+use amq::{AnyFilter, Filter, Insert, Remove};
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+
+/// A scalable Bloom filter (Almeida et al., 2007): classic Bloom filters of growing capacity
+/// and shrinking false-positive rate, queried together, the whole chain within ``fpr``.
+///
+/// ``ScalableBloomFilter(n, fpr, seed=0, expansion=2, tightening=0.5, nonscaling=False)``:
+/// the first link holds ``n`` items, each next one ``expansion`` times as many at
+/// ``tightening`` times the rate, so ``fpr`` bounds the chain however many items it takes
+/// (up to 64 links). ``nonscaling=True`` keeps one link and raises ``amq.FilterFullError``
+/// past ``n`` items. Its ``.amq`` file is the one ``amq serve`` keeps for a
+/// ``scalable-bloom`` spec; ``amq info`` reads it.
+#[pyclass(module = "amq", name = "ScalableBloomFilter")]
+pub struct PyScalable {
+    pub inner: amq::scalable::ScalableBloomFilter,
+}
+
+impl PyScalable {
+    pub fn wrap(inner: amq::scalable::ScalableBloomFilter) -> Self {
+        PyScalable { inner }
+    }
+}
+
+filter_class!(
+    PyScalable,
+    amq::scalable::ScalableBloomFilter::from_bytes,
+    same,
+    {
+        #[new]
+        #[pyo3(signature = (n, fpr, seed = 0, expansion = 2, tightening = 0.5, nonscaling = false))]
+        fn new(
+            n: u64,
+            fpr: f64,
+            seed: u64,
+            expansion: u32,
+            tightening: f64,
+            nonscaling: bool,
+        ) -> PyResult<Self> {
+            let spec = Spec::ScalableBloom {
+                items: n,
+                fpr,
+                expansion,
+                tightening,
+                nonscaling,
+            };
+            match new_filter(&spec, seed)? {
+                AnyFilter::ScalableBloom(f) => Ok(Self::wrap(f)),
+                _ => unreachable!("the spec makes a filter of its kind"),
+            }
+        }
+
+        /// Adds an item (a new link first if the active one is full). Returns False if it may
+        /// already have been there. Raises ``amq.FilterFullError`` if the chain cannot grow.
+        fn add(&mut self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+            with_item(item, |b| self.inner.insert(b))?.py()
+        }
+
+        fn __contains__(&self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+            with_item(item, |b| self.inner.contains(b))
+        }
+
+        /// ``item in f``: True if the item may be present, False if it is definitely absent.
+        fn contains(&self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+            self.__contains__(item)
+        }
+
+        /// Adds every item in order, GIL released. On ``amq.FilterFullError`` the items before
+        /// the one that did not fit stay added (the message says how many).
+        fn add_many(&mut self, py: Python<'_>, items: &Bound<'_, PyAny>) -> PyResult<()> {
+            insert_batch(py, &mut self.inner, items)
+        }
+
+        /// ``[item in f for item in items]``, with the GIL released.
+        fn contains_many<'py>(
+            &self,
+            py: Python<'py>,
+            items: &Bound<'py, PyAny>,
+        ) -> PyResult<Bound<'py, PyList>> {
+            let inner = &self.inner;
+            let mut out: Vec<bool> = Vec::new();
+            for_each_chunk(items, None, |chunk| {
+                py.detach(|| chunk.map_into(&mut out, |b| inner.contains(b)));
+                Ok(())
+            })?;
+            PyList::new(py, out)
+        }
+
+        /// The chain's shape and rates: the keys of ``amq info --json`` (with ``links``,
+        /// ``capacity``, ``fpr_bound``).
+        fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+            to_object(py, &self.inner.info())
+        }
+
+        /// Adds every item of ``other`` (same parameters and seed, else ``ValueError``), in
+        /// place: link by link.
+        fn union(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
+            if slf.is(other) {
+                return Ok(());
+            }
+            let o = other.borrow();
+            slf.borrow_mut().inner.union(&o.inner).py()
+        }
+
+        fn __or__(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<Self> {
+            let mut out = slf.borrow().copy();
+            out.inner.union(&other.borrow().inner).py()?;
+            Ok(out)
+        }
+
+        fn __ior__(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
+            Self::union(slf, other)
+        }
+
+        /// The links (classic Bloom filters) in the chain.
+        #[getter]
+        fn links(&self) -> u32 {
+            self.inner.links()
+        }
+
+        /// The items every link together is planned for (``n·expansionⁱ`` summed over the links).
+        #[getter]
+        fn capacity(&self) -> u64 {
+            self.inner.capacity()
+        }
+
+        /// m, the bits of every link together.
+        #[getter]
+        fn m_bits(&self) -> u64 {
+            self.inner.m()
+        }
+
+        /// The bound on the chain's false-positive rate over its links so far.
+        #[getter]
+        fn fpr_bound(&self) -> f64 {
+            self.inner.fpr_bound()
+        }
+
+        fn __repr__(&self) -> String {
+            format!(
+                "<amq.ScalableBloomFilter links={} capacity={} seed={} inserted={}>",
+                self.inner.links(),
+                self.inner.capacity(),
+                self.inner.seed(),
+                self.inner.inserted()
+            )
+        }
+    }
+);
+
+/// An expandable cuckoo filter: cuckoo filters of growing capacity and longer fingerprints,
+/// queried together, the whole chain within ``fpr``, with ``remove``.
+///
+/// ``ExpandableCuckooFilter(n, fpr, seed=0, expansion=2, tightening=0.5)``: the first link
+/// holds ``n`` items; when it cannot take one, a link ``expansion`` times larger with
+/// ``tightening`` times the rate is added (while the rate fits 16-bit fingerprints, at most 32
+/// links; ``expansion=0`` never grows and raises ``amq.FilterFullError``). ``remove`` deletes one copy: only remove what was added,
+/// and across links a remove may take the copy of another item with the same fingerprint
+/// (as RedisBloom's ``CF.DEL`` on a chain). Its ``.amq`` file is the one ``amq serve`` keeps
+/// for an ``expandable-cuckoo`` spec; ``amq info`` reads it.
+#[pyclass(module = "amq", name = "ExpandableCuckooFilter")]
+pub struct PyExpandable {
+    pub inner: amq::cuckoo::ExpandableCuckooFilter,
+}
+
+impl PyExpandable {
+    pub fn wrap(inner: amq::cuckoo::ExpandableCuckooFilter) -> Self {
+        PyExpandable { inner }
+    }
+}
+
+filter_class!(
+    PyExpandable,
+    amq::cuckoo::ExpandableCuckooFilter::from_bytes,
+    same,
+    {
+        #[new]
+        #[pyo3(signature = (n, fpr, seed = 0, expansion = 2, tightening = 0.5))]
+        fn new(n: u64, fpr: f64, seed: u64, expansion: u32, tightening: f64) -> PyResult<Self> {
+            let spec = Spec::ExpandableCuckoo {
+                items: n,
+                fpr,
+                expansion,
+                tightening,
+                max_kicks: amq::cuckoo::MAX_KICKS,
+            };
+            match new_filter(&spec, seed)? {
+                AnyFilter::ExpandableCuckoo(f) => Ok(Self::wrap(f)),
+                _ => unreachable!("the spec makes a filter of its kind"),
+            }
+        }
+
+        /// Adds one copy of an item (a new link first if no link can take it). Returns False if
+        /// a copy may already have been there. Raises ``amq.FilterFullError`` if the chain
+        /// cannot grow; nothing is lost.
+        fn add(&mut self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+            with_item(item, |b| self.inner.insert(b))?.py()
+        }
+
+        fn __contains__(&self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+            with_item(item, |b| self.inner.contains(b))
+        }
+
+        /// ``item in f``: True if the item may be present, False if it is definitely absent.
+        fn contains(&self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+            self.__contains__(item)
+        }
+
+        /// Removes one copy of an item: True if one was held, False if it was absent.
+        fn remove(&mut self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+            with_item(item, |b| self.inner.remove(b))
+        }
+
+        /// How many copies of the item's fingerprint the links hold (an upper bound on the
+        /// item's copies).
+        fn count(&self, item: &Bound<'_, PyAny>) -> PyResult<u64> {
+            with_item(item, |b| self.inner.count(b))
+        }
+
+        /// Adds every item in order, GIL released. On ``amq.FilterFullError`` the items before
+        /// the one that did not fit stay added (the message says how many).
+        fn add_many(&mut self, py: Python<'_>, items: &Bound<'_, PyAny>) -> PyResult<()> {
+            insert_batch(py, &mut self.inner, items)
+        }
+
+        /// ``[item in f for item in items]``, prefetching, with the GIL released.
+        fn contains_many<'py>(
+            &self,
+            py: Python<'py>,
+            items: &Bound<'py, PyAny>,
+        ) -> PyResult<Bound<'py, PyList>> {
+            contains_batch!(py, &self.inner, items)
+        }
+
+        /// The chain's shape, load and rates: the keys of ``amq info --json``.
+        fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+            to_object(py, &self.inner.info())
+        }
+
+        /// Adds every item of ``other`` (same parameters and seed), in place;
+        /// ``FilterFullError`` if they do not fit (then nothing changes).
+        fn union(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
+            let o = if slf.is(other) {
+                slf.borrow().inner.clone()
+            } else {
+                other.borrow().inner.clone()
+            };
+            slf.borrow_mut().inner.union(&o).py()
+        }
+
+        fn __or__(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<Self> {
+            let mut out = slf.borrow().copy();
+            out.inner.union(&other.borrow().inner).py()?;
+            Ok(out)
+        }
+
+        fn __ior__(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
+            Self::union(slf, other)
+        }
+
+        /// The links (cuckoo filters) in the chain.
+        #[getter]
+        fn links(&self) -> u32 {
+            self.inner.links()
+        }
+
+        /// The items the chain's links are planned for together.
+        #[getter]
+        fn capacity(&self) -> u64 {
+            self.inner.capacity()
+        }
+
+        /// α, the fingerprints held over the slots of every link.
+        #[getter]
+        fn load_factor(&self) -> f64 {
+            self.inner.load_factor()
+        }
+
+        /// The bound on the chain's false-positive rate over its links so far.
+        #[getter]
+        fn fpr_bound(&self) -> f64 {
+            self.inner.fpr_bound()
+        }
+
+        fn __repr__(&self) -> String {
+            format!(
+                "<amq.ExpandableCuckooFilter links={} capacity={} seed={} inserted={}>",
+                self.inner.links(),
+                self.inner.capacity(),
+                self.inner.seed(),
+                self.inner.inserted()
+            )
+        }
+    }
+);
