@@ -12,7 +12,7 @@
 //! |---|---|---|---|---|---|---|
 //! | [`BloomFilter`] | grows | no | no | false positives | 9.59 | 12–15 ns |
 //! | [`BlockedBloomFilter`] | grows | no | no | false positives | 9.92 | 14–16 ns, 10 ns batched |
-//! | [`SplitBlockBloomFilter`] | grows | no | no | false positives | 10.10 | 3.3–3.9 ns at 10^6, 14–22 ns at 10^7; batched 3.3–3.5 and 5.8–7.9 ns |
+//! | [`SplitBlockBloomFilter`] | grows | no | no | false positives | 10.10 | 3.3–3.9 ns at 10^6, 7–20 ns at 10^7; batched 2.9–3.2 and 3.6–7.6 ns |
 //! | [`CuckooFilter`] | grows to a capacity | yes | no | false positives | 12.63 (ε 0.19%) | 50–55 ns at 2^24 |
 //! | [`ScalableBloomFilter`] | grows without a set capacity (links) | no | no | false positives, ≤ ε over the chain | 11.03 (first link, at ε/2) | k probes per link |
 //! | [`ExpandableCuckooFilter`] | grows without a set capacity (links) | yes | no | false positives, ≤ ε over the chain | 12.63 (first link) | two buckets per link |
