@@ -1,0 +1,93 @@
+//! The kernels against the spec's words and against each other.
+
+use super::*;
+use proptest::prelude::*;
+
+/// Lane i of Parquet's block for `h32`, from the spec's words: `1 << ((h32 · SALTᵢ) >> 27)`.
+fn spec_mask256(h32: u32) -> [u32; 8] {
+    let mut m = [0; 8];
+    for i in 0..8 {
+        m[i] = 1 << (h32.wrapping_mul(SALT[i]) >> 27);
+    }
+    m
+}
+
+#[test]
+fn block_index_is_the_high_half_times_blocks() {
+    assert_eq!(block_index(0x0000_0000_ffff_ffff, 1000), 0);
+    assert_eq!(block_index(0xffff_ffff_0000_0000, 1000), 999);
+    assert_eq!(block_index(0x8000_0000_1234_5678, 1000), 500);
+    assert_eq!(
+        block_index(u64::MAX, u32::MAX as usize),
+        u32::MAX as usize - 1
+    );
+}
+
+#[test]
+fn one_bit_per_lane() {
+    for h32 in [0u32, 1, 0xdead_beef, u32::MAX] {
+        let mut b = Block512::default();
+        assert!(b.insert(h32));
+        assert!(!b.insert(h32));
+        assert!(b.0.iter().all(|w| w.count_ones() == 1));
+        let mut p = Block256::default();
+        assert!(p.insert(h32));
+        assert_eq!(p.0, spec_mask256(h32));
+    }
+}
+
+fn kernels() -> impl Iterator<Item = Kernel> {
+    Kernel::ALL.into_iter().filter(|k| k.is_supported())
+}
+
+proptest! {
+    /// Every kernel sets and finds the same bits as the portable one, on random blocks.
+    #[test]
+    fn kernels_agree(
+        lanes512 in proptest::array::uniform8(any::<u64>()),
+        lanes256 in proptest::array::uniform8(any::<u32>()),
+        sparse in any::<u64>(),
+        hashes in proptest::collection::vec(any::<u64>(), 1..40),
+    ) {
+        // dense random lanes answer "maybe" too often; AND them with sparse ones too
+        let thin = |x: u64, i: u64| x & crate::hash::splitmix64(&mut (sparse ^ i));
+        let blocks512: Vec<Block512> = (0..3u64)
+            .map(|j| Block512(core::array::from_fn(|i| {
+                if j == 0 { lanes512[i] } else { thin(lanes512[i], i as u64 + 8 * j) }
+            })))
+            .collect();
+        let blocks256: Vec<Block256> = (0..3u64)
+            .map(|j| Block256(core::array::from_fn(|i| {
+                if j == 0 { lanes256[i] } else { thin(u64::from(lanes256[i]), i as u64 + 8 * j) as u32 }
+            })))
+            .collect();
+        let want512: Vec<bool> = hashes
+            .iter()
+            .map(|&h| blocks512[block_index(h, 3)].contains(h as u32))
+            .collect();
+        let want256: Vec<bool> = hashes
+            .iter()
+            .map(|&h| blocks256[block_index(h, 3)].contains(h as u32))
+            .collect();
+        for kernel in kernels() {
+            let mut out = vec![false; hashes.len()];
+            contains512_batch(kernel, &blocks512, |i| hashes[i], &mut out);
+            prop_assert_eq!(&out, &want512);
+            contains256_batch(kernel, &blocks256, &hashes, &mut out);
+            prop_assert_eq!(&out, &want256);
+            for (i, &h) in hashes.iter().enumerate() {
+                prop_assert_eq!(contains512(kernel, &blocks512, || h), want512[i]);
+                prop_assert_eq!(contains256(kernel, &blocks256, h), want256[i]);
+            }
+            let (mut a, mut b) = (blocks512.clone(), blocks512.clone());
+            let (mut c, mut d) = (blocks256.clone(), blocks256.clone());
+            for &h in &hashes {
+                let i = block_index(h, 3);
+                prop_assert_eq!(insert512(kernel, &mut a, || h), b[i].insert(h as u32));
+                prop_assert_eq!(insert256(kernel, &mut c, h), d[i].insert(h as u32));
+                prop_assert_eq!(&a, &b);
+                prop_assert_eq!(&c, &d);
+            }
+        }
+    }
+}
