@@ -1,13 +1,12 @@
 //! The growing chains: `ScalableBloomFilter` and `ExpandableCuckooFilter`, for a set whose
 //! size is not known in advance.
 
-use crate::common::{filter_class, same};
-use crate::convert::{new_filter, to_object};
-use crate::errors::IntoPy;
-use crate::filters::{contains_batch, insert_batch};
+use crate::common::membership_class;
+use crate::convert::new_filter;
+use crate::filters::contains_batch;
 use crate::items::{for_each_chunk, with_item, CHUNK};
 use amq::math::Spec;
-use amq::{AnyFilter, Filter, Insert, Remove};
+use amq::{AnyFilter, Filter, Remove};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
@@ -31,10 +30,12 @@ impl PyScalable {
     }
 }
 
-filter_class!(
+membership_class!(
     PyScalable,
     amq::scalable::ScalableBloomFilter::from_bytes,
-    same,
+    union: skip_self,
+    add: "Adds an item (a new link first if the active one is full). Returns False if it \
+          may already have been there. Raises ``amq.FilterFullError`` if the chain cannot grow.",
     {
         #[new]
         #[pyo3(signature = (n, fpr, seed = 0, expansion = 2, tightening = 0.5, nonscaling = false))]
@@ -59,27 +60,6 @@ filter_class!(
             }
         }
 
-        /// Adds an item (a new link first if the active one is full). Returns False if it may
-        /// already have been there. Raises ``amq.FilterFullError`` if the chain cannot grow.
-        fn add(&mut self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
-            with_item(item, |b| self.inner.insert(b))?.py()
-        }
-
-        fn __contains__(&self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
-            with_item(item, |b| self.inner.contains(b))
-        }
-
-        /// ``item in f``: True if the item may be present, False if it is definitely absent.
-        fn contains(&self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
-            self.__contains__(item)
-        }
-
-        /// Adds every item in order, GIL released. On ``amq.FilterFullError`` the items before
-        /// the one that did not fit stay added (the message says how many).
-        fn add_many(&mut self, py: Python<'_>, items: &Bound<'_, PyAny>) -> PyResult<()> {
-            insert_batch(py, &mut self.inner, items)
-        }
-
         /// ``[item in f for item in items]``, with the GIL released.
         fn contains_many<'py>(
             &self,
@@ -93,32 +73,6 @@ filter_class!(
                 Ok(())
             })?;
             PyList::new(py, out)
-        }
-
-        /// The chain's shape and rates: the keys of ``amq info --json`` (with ``links``,
-        /// ``capacity``, ``fpr_bound``).
-        fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-            to_object(py, &self.inner.info())
-        }
-
-        /// Adds every item of ``other`` (same parameters and seed, else ``ValueError``), in
-        /// place: link by link.
-        fn union(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
-            if slf.is(other) {
-                return Ok(());
-            }
-            let o = other.borrow();
-            slf.borrow_mut().inner.union(&o.inner).py()
-        }
-
-        fn __or__(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<Self> {
-            let mut out = slf.borrow().copy();
-            out.inner.union(&other.borrow().inner).py()?;
-            Ok(out)
-        }
-
-        fn __ior__(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
-            Self::union(slf, other)
         }
 
         /// The links (classic Bloom filters) in the chain.
@@ -178,10 +132,13 @@ impl PyExpandable {
     }
 }
 
-filter_class!(
+membership_class!(
     PyExpandable,
     amq::cuckoo::ExpandableCuckooFilter::from_bytes,
-    same,
+    union: copy_self,
+    add: "Adds one copy of an item (a new link first if no link can take it). Returns False \
+          if a copy may already have been there. Raises ``amq.FilterFullError`` if the chain \
+          cannot grow; nothing is lost.",
     {
         #[new]
         #[pyo3(signature = (n, fpr, seed = 0, expansion = 2, tightening = 0.5))]
@@ -199,22 +156,6 @@ filter_class!(
             }
         }
 
-        /// Adds one copy of an item (a new link first if no link can take it). Returns False if
-        /// a copy may already have been there. Raises ``amq.FilterFullError`` if the chain
-        /// cannot grow; nothing is lost.
-        fn add(&mut self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
-            with_item(item, |b| self.inner.insert(b))?.py()
-        }
-
-        fn __contains__(&self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
-            with_item(item, |b| self.inner.contains(b))
-        }
-
-        /// ``item in f``: True if the item may be present, False if it is definitely absent.
-        fn contains(&self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
-            self.__contains__(item)
-        }
-
         /// Removes one copy of an item: True if one was held, False if it was absent.
         fn remove(&mut self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
             with_item(item, |b| self.inner.remove(b))
@@ -226,12 +167,6 @@ filter_class!(
             with_item(item, |b| self.inner.count(b))
         }
 
-        /// Adds every item in order, GIL released. On ``amq.FilterFullError`` the items before
-        /// the one that did not fit stay added (the message says how many).
-        fn add_many(&mut self, py: Python<'_>, items: &Bound<'_, PyAny>) -> PyResult<()> {
-            insert_batch(py, &mut self.inner, items)
-        }
-
         /// ``[item in f for item in items]``, prefetching, with the GIL released.
         fn contains_many<'py>(
             &self,
@@ -239,32 +174,6 @@ filter_class!(
             items: &Bound<'py, PyAny>,
         ) -> PyResult<Bound<'py, PyList>> {
             contains_batch!(py, &self.inner, items)
-        }
-
-        /// The chain's shape, load and rates: the keys of ``amq info --json``.
-        fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-            to_object(py, &self.inner.info())
-        }
-
-        /// Adds every item of ``other`` (same parameters and seed), in place;
-        /// ``FilterFullError`` if they do not fit (then nothing changes).
-        fn union(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
-            let o = if slf.is(other) {
-                slf.borrow().inner.clone()
-            } else {
-                other.borrow().inner.clone()
-            };
-            slf.borrow_mut().inner.union(&o).py()
-        }
-
-        fn __or__(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<Self> {
-            let mut out = slf.borrow().copy();
-            out.inner.union(&other.borrow().inner).py()?;
-            Ok(out)
-        }
-
-        fn __ior__(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
-            Self::union(slf, other)
         }
 
         /// The links (cuckoo filters) in the chain.

@@ -79,6 +79,95 @@ macro_rules! filter_class {
 
 pub(crate) use filter_class;
 
+/// [`filter_class!`] for a membership filter `$cls` (items go in with `amq::Insert`, are
+/// asked for with `amq::Filter`, merge with `union`): adds `add` (its docstring `$add`),
+/// `in`/`contains`, `add_many`, `info`, `union`, `|` and `|=`, then the class's own methods.
+/// `union: skip_self` makes `f.union(f)` a no-op (a Bloom filter or chain: OR-ing a table
+/// into itself changes nothing); `union: copy_self` unions a copy (a cuckoo filter or chain:
+/// every item is added again), and the union can raise `amq.FilterFullError`. The caller's
+/// module has `pyo3::prelude::*` in scope.
+macro_rules! membership_class {
+    ($cls:ident, $from:path, union: skip_self, add: $add:literal, { $($rest:tt)* }) => {
+        $crate::common::membership_class!(@methods $cls, $from, $add, {
+            /// Adds every item of ``other`` (same shape and seed, else ``ValueError``), in
+            /// place.
+            fn union(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
+                use $crate::errors::IntoPy as _;
+                if slf.is(other) {
+                    return Ok(());
+                }
+                let o = other.borrow();
+                slf.borrow_mut().inner.union(&o.inner).py()
+            }
+            $($rest)*
+        });
+    };
+    ($cls:ident, $from:path, union: copy_self, add: $add:literal, { $($rest:tt)* }) => {
+        $crate::common::membership_class!(@methods $cls, $from, $add, {
+            /// Adds every item of ``other`` (same shape and seed, else ``ValueError``), in
+            /// place; ``amq.FilterFullError`` if both sets do not fit (then nothing changes).
+            fn union(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
+                use $crate::errors::IntoPy as _;
+                let o = if slf.is(other) {
+                    slf.borrow().inner.clone()
+                } else {
+                    other.borrow().inner.clone()
+                };
+                slf.borrow_mut().inner.union(&o).py()
+            }
+            $($rest)*
+        });
+    };
+    (@methods $cls:ident, $from:path, $add:literal, { $($rest:tt)* }) => {
+        $crate::common::filter_class!($cls, $from, $crate::common::same, {
+            #[doc = $add]
+            fn add(&mut self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+                use $crate::errors::IntoPy as _;
+                $crate::items::with_item(item, |b| amq::Insert::<[u8]>::insert(&mut self.inner, b))?.py()
+            }
+
+            fn __contains__(&self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+                $crate::items::with_item(item, |b| amq::Filter::<[u8]>::contains(&self.inner, b))
+            }
+
+            /// ``item in f``: True if the item may be present, False if it is definitely absent.
+            fn contains(&self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+                self.__contains__(item)
+            }
+
+            /// Adds every item of an iterable (or a NumPy ``uint64``/``int64`` array) in order,
+            /// GIL released. On ``amq.FilterFullError`` (a cuckoo filter or a chain that cannot
+            /// take an item) the items before it stay added; the message says how many.
+            fn add_many(&mut self, py: Python<'_>, items: &Bound<'_, PyAny>) -> PyResult<()> {
+                $crate::filters::insert_batch(py, &mut self.inner, items)
+            }
+
+            /// The filter's shape, fill and estimated false-positive rate: a dict with the keys
+            /// of ``amq info --json`` (``kind``, ``m_bits``, ``k``, ``seed``,
+            /// ``items_inserted``, ``bytes``, ``fill_ratio``, ``estimated_items``,
+            /// ``estimated_fpr`` and the kind's own, such as ``load_factor`` or ``links``).
+            fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+                $crate::convert::to_object(py, &self.inner.info())
+            }
+
+            fn __or__(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<Self> {
+                use $crate::errors::IntoPy as _;
+                let mut out = slf.borrow().copy();
+                out.inner.union(&other.borrow().inner).py()?;
+                Ok(out)
+            }
+
+            fn __ior__(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
+                Self::union(slf, other)
+            }
+
+            $($rest)*
+        });
+    };
+}
+
+pub(crate) use membership_class;
+
 /// `a == b` for types whose `PartialEq` is the equality of their contents.
 pub fn same<T: PartialEq>(a: &T, b: &T) -> bool {
     a == b

@@ -1,13 +1,13 @@
 //! The Bloom kinds and the cuckoo filter: `BloomFilter`, `BlockedBloomFilter`,
 //! `CuckooFilter`.
 
-use crate::common::{filter_class, same};
-use crate::convert::{new_filter, to_object};
+use crate::common::membership_class;
+use crate::convert::new_filter;
 use crate::errors::{to_py_context, IntoPy};
 use crate::items::{for_each_chunk, with_item, CHUNK};
 use amq::math::{Spec, Target};
 use amq::wire::Kind;
-use amq::{AnyFilter, Filter, Insert, Remove};
+use amq::{AnyFilter, Insert, Remove};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
@@ -105,7 +105,8 @@ macro_rules! bloom_class {
             }
         }
 
-        filter_class!($cls, amq::$kind::from_bytes, same, {
+        membership_class!($cls, amq::$kind::from_bytes, union: skip_self,
+            add: "Adds an item. Returns False if it may already have been there (every bit was set).", {
 
         /// A filter for ``n`` items at false-positive rate ``fpr`` (0 < fpr < 1), with ``k``
         /// fixed if given: m and k as ``amq build --fpr FPR --items N`` chooses them, so the
@@ -116,25 +117,6 @@ macro_rules! bloom_class {
             Self::from_any(sized(Kind::$variant, n, fpr, k, seed)?)
         }
 
-        /// Adds an item. Returns False if it may already have been there (every bit was set).
-        fn add(&mut self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
-            with_item(item, |b| self.inner.insert(b))?.py()
-        }
-
-        fn __contains__(&self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
-            with_item(item, |b| self.inner.contains(b))
-        }
-
-        /// ``item in f``: True if the item may be present, False if it is definitely absent.
-        fn contains(&self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
-            self.__contains__(item)
-        }
-
-        /// Adds every item of an iterable (or a NumPy ``uint64``/``int64`` array), GIL released.
-        fn add_many(&mut self, py: Python<'_>, items: &Bound<'_, PyAny>) -> PyResult<()> {
-            insert_batch(py, &mut self.inner, items)
-        }
-
         /// ``[item in f for item in items]`` for an iterable or a NumPy ``uint64``/``int64``
         /// array, hashed and probed in one pass with prefetching and the GIL released.
         fn contains_many<'py>(
@@ -143,32 +125,6 @@ macro_rules! bloom_class {
             items: &Bound<'py, PyAny>,
         ) -> PyResult<Bound<'py, PyList>> {
             contains_batch!(py, &self.inner, items)
-        }
-
-        /// The filter's shape, fill and estimated false-positive rate: a dict with the keys of
-        /// ``amq info --json`` (``kind``, ``m_bits``, ``k``, ``seed``, ``items_inserted``,
-        /// ``bytes``, ``fill_ratio``, ``estimated_items``, ``estimated_fpr``).
-        fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-            to_object(py, &self.inner.info())
-        }
-
-        /// Adds every item of ``other`` (same shape and seed, else ``ValueError``), in place.
-        fn union(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
-            if slf.is(other) {
-                return Ok(());
-            }
-            let o = other.borrow();
-            slf.borrow_mut().inner.union(&o.inner).py()
-        }
-
-        fn __or__(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<Self> {
-            let mut out = slf.borrow().copy();
-            out.inner.union(&other.borrow().inner).py()?;
-            Ok(out)
-        }
-
-        fn __ior__(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
-            Self::union(slf, other)
         }
 
         /// Keeps only the bits set in both filters (same shape and seed, else ``ValueError``).
@@ -301,7 +257,9 @@ impl PyCuckoo {
     }
 }
 
-filter_class!(PyCuckoo, amq::CuckooFilter::from_bytes, same, {
+membership_class!(PyCuckoo, amq::CuckooFilter::from_bytes, union: copy_self,
+    add: "Adds one copy of an item. Returns False if a copy may already have been there. \
+          Raises ``amq.FilterFullError`` if the table cannot take it.", {
     #[new]
     #[pyo3(signature = (buckets, fingerprint_bits, seed = 0))]
     fn new(buckets: u64, fingerprint_bits: u32, seed: u64) -> PyResult<Self> {
@@ -321,21 +279,6 @@ filter_class!(PyCuckoo, amq::CuckooFilter::from_bytes, same, {
         }
     }
 
-    /// Adds one copy of an item. Returns False if a copy may already have been there.
-    /// Raises ``amq.FilterFullError`` if the table cannot take it.
-    fn add(&mut self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
-        with_item(item, |b| self.inner.insert(b))?.py()
-    }
-
-    fn __contains__(&self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
-        with_item(item, |b| self.inner.contains(b))
-    }
-
-    /// ``item in f``: True if the item may be present, False if it is definitely absent.
-    fn contains(&self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
-        self.__contains__(item)
-    }
-
     /// Removes one copy of an item: True if one was held, False if it was absent.
     fn remove(&mut self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
         with_item(item, |b| self.inner.remove(b))
@@ -347,12 +290,6 @@ filter_class!(PyCuckoo, amq::CuckooFilter::from_bytes, same, {
         with_item(item, |b| self.inner.count(b))
     }
 
-    /// Adds every item in order, GIL released. On ``amq.FilterFullError`` the items before
-    /// the one that did not fit stay added (the message says how many).
-    fn add_many(&mut self, py: Python<'_>, items: &Bound<'_, PyAny>) -> PyResult<()> {
-        insert_batch(py, &mut self.inner, items)
-    }
-
     /// ``[item in f for item in items]``, prefetching, with the GIL released.
     fn contains_many<'py>(
         &self,
@@ -360,34 +297,6 @@ filter_class!(PyCuckoo, amq::CuckooFilter::from_bytes, same, {
         items: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
         contains_batch!(py, &self.inner, items)
-    }
-
-    /// Shape, load and false-positive rate: the keys of ``amq info --json`` (with
-    /// ``load_factor``, ``fingerprint_bits``, ``buckets``, ``slots_per_bucket``,
-    /// ``stash_used``).
-    fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_object(py, &self.inner.info())
-    }
-
-    /// Adds every item of ``other`` (same shape and seed), in place; ``FilterFullError`` if
-    /// both sets do not fit (then nothing changes).
-    fn union(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
-        let o = if slf.is(other) {
-            slf.borrow().inner.clone()
-        } else {
-            other.borrow().inner.clone()
-        };
-        slf.borrow_mut().inner.union(&o).py()
-    }
-
-    fn __or__(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<Self> {
-        let mut out = slf.borrow().copy();
-        out.inner.union(&other.borrow().inner).py()?;
-        Ok(out)
-    }
-
-    fn __ior__(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
-        Self::union(slf, other)
     }
 
     /// Removes every item.
