@@ -91,9 +91,11 @@ pub trait Filter<T: ?Sized> {
 
     /// Answers a batch of queries: `out[i] = self.contains(items[i])`.
     ///
-    /// The Bloom, blocked Bloom and cuckoo filters override this with a loop that hashes a few
-    /// items ahead and prefetches their cache lines, so the misses overlap; the default asks
-    /// one item at a time.
+    /// Every kind of this crate whose layout allows it overrides this with a loop that hashes
+    /// a few items ahead and prefetches their cache lines, so the misses of a large table
+    /// overlap (the classic, blocked, split block, scalable and aging Bloom filters, the
+    /// cuckoo, expandable cuckoo and TTL cuckoo filters; measured against single queries in
+    /// BENCHMARKS.md); the default asks one item at a time.
     ///
     /// # Panics
     /// If `out.len() != items.len()`.
@@ -148,4 +150,90 @@ pub(crate) fn check_batch(queries: usize, answers: usize) {
         queries, answers,
         "batched query: {queries} queries but room for {answers} answers"
     );
+}
+
+/// The loop of every prefetching batched query: answers `out.len()` queries in order, where
+/// `fetch(j)` starts query j (hashes it, prefetches the cache lines it will read and returns
+/// what `test` needs) `A` queries before `test` answers it, so the misses of `A` queries
+/// overlap.
+#[inline(always)]
+pub(crate) fn pipelined<P: Copy + Default, const A: usize>(
+    out: &mut [bool],
+    fetch: impl Fn(usize) -> P,
+    test: impl Fn(P) -> bool,
+) {
+    let n = out.len();
+    let mut ring = [P::default(); A];
+    for (j, slot) in ring.iter_mut().enumerate().take(n) {
+        *slot = fetch(j);
+    }
+    for (i, o) in out.iter_mut().enumerate() {
+        let slot = &mut ring[i % A];
+        let p = *slot;
+        if i + A < n {
+            *slot = fetch(i + A);
+        }
+        *o = test(p);
+    }
+}
+
+/// How many hashes a chain's batched query holds at a time.
+pub(crate) const CHAIN_CHUNK: usize = 256;
+
+/// The batched query of a chain of filters (scalable Bloom, expandable cuckoo): `out[i]` is
+/// `true` when some link holds `hashes[i]`. Newest link first, each link answers, through its
+/// own batched query (`link_batch`, which prefetches), the hashes of the chunk that no newer
+/// link has found, as the single query stops at the first link that finds its hash.
+pub(crate) fn chain_hash_batch<L>(
+    links: &[L],
+    hashes: &[u128],
+    out: &mut [bool],
+    link_batch: impl Fn(&L, &[u128], &mut [bool]),
+) {
+    check_batch(hashes.len(), out.len());
+    let mut found = [false; CHAIN_CHUNK];
+    let mut pending = [0u128; CHAIN_CHUNK];
+    let mut at = [0usize; CHAIN_CHUNK];
+    for (hs, os) in hashes.chunks(CHAIN_CHUNK).zip(out.chunks_mut(CHAIN_CHUNK)) {
+        os.fill(false);
+        pending[..hs.len()].copy_from_slice(hs);
+        for (i, a) in at.iter_mut().enumerate().take(hs.len()) {
+            *a = i;
+        }
+        let mut left = hs.len();
+        for link in links.iter().rev() {
+            if left == 0 {
+                break;
+            }
+            link_batch(link, &pending[..left], &mut found[..left]);
+            let mut kept = 0;
+            for r in 0..left {
+                if found[r] {
+                    os[at[r]] = true;
+                } else {
+                    (pending[kept], at[kept]) = (pending[r], at[r]);
+                    kept += 1;
+                }
+            }
+            left = kept;
+        }
+    }
+}
+
+/// The item-level batched query of a chain: hashes the items [`CHAIN_CHUNK`] at a time with
+/// `hash` and answers each chunk with `hash_batch`.
+pub(crate) fn chain_batch<T: ?Sized>(
+    items: &[&T],
+    out: &mut [bool],
+    hash: impl Fn(&T) -> u128,
+    hash_batch: impl Fn(&[u128], &mut [bool]),
+) {
+    check_batch(items.len(), out.len());
+    let mut hashes = [0u128; CHAIN_CHUNK];
+    for (is, os) in items.chunks(CHAIN_CHUNK).zip(out.chunks_mut(CHAIN_CHUNK)) {
+        for (h, item) in hashes.iter_mut().zip(is) {
+            *h = hash(item);
+        }
+        hash_batch(&hashes[..is.len()], os);
+    }
 }

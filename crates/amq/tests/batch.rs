@@ -1,9 +1,14 @@
-//! The batched paths of the classic Bloom filter and the cuckoo filter: `insert_batch` builds
-//! the same filter as inserting one item at a time, and `contains_batch` gives the answers of
+//! The batched paths: `insert_batch` (classic Bloom and cuckoo filters) builds the same filter
+//! as inserting one item at a time, and every kind's `contains_batch` gives the answers of
 //! `contains`, in small filters (a property) and in filters large enough that the batches
-//! prefetch (4 MiB and more for the Bloom filter).
+//! prefetch (4 MiB and more for the classic Bloom filter, 16 MiB for the aging one).
 
+use amq::clock::ManualClock;
 use amq::cuckoo::{ExpandableCuckooFilter, ExpandableParams};
+use amq::rln::SlidingWindowCuckoo;
+use amq::scalable::{ScalableBloomFilter, ScalableParams};
+use amq::ttl::TtlCuckooFilter;
+use amq::window::{AgingBloom, Rotation};
 use amq::{BloomFilter, CuckooFilter, Error, Filter, Insert};
 use proptest::prelude::*;
 
@@ -135,4 +140,143 @@ fn expandable_cuckoo_batch_matches_single_queries() {
         batched[members.len()..].iter().any(|&b| b),
         "some false positive at ε ≈ 1%"
     );
+}
+
+/// The scalable chain's batch answers as its single queries across links and chunks.
+#[test]
+fn scalable_bloom_batch_matches_single_queries() {
+    let mut f = ScalableBloomFilter::new(ScalableParams::new(300, 0.01), 4).unwrap();
+    let members: Vec<u64> = (0..5000).collect();
+    for x in &members {
+        f.insert(x).unwrap();
+    }
+    assert!(f.links() >= 4, "{} links", f.links());
+    let others: Vec<u64> = (10_000..60_000).collect();
+    let queries: Vec<&u64> = members.iter().chain(&others).collect();
+    let (single, batched) = answers(&f, &queries);
+    assert!(batched[..members.len()].iter().all(|&b| b));
+    assert_eq!(single, batched);
+    assert!(
+        batched[members.len()..].iter().any(|&b| b),
+        "some false positive"
+    );
+}
+
+/// The TTL cuckoo filter's batch at times before, across and after the members' expiry, by
+/// explicit time and by its clock, in a table filled until it refuses (so the stash answers
+/// too) and in a 16 MiB table.
+#[test]
+fn ttl_cuckoo_batch_matches_single_queries() {
+    for (n, fill) in [(2_000u64, 4_000u64), (2_000_000, 1_500_000)] {
+        let clock = ManualClock::new(0);
+        let mut f = TtlCuckooFilter::with_ttl(n, 0.001, 600, 60, 5)
+            .unwrap()
+            .with_clock(clock.clone());
+        let mut members = Vec::new();
+        for x in 0..fill {
+            // half live for 600 s, half for 120 s, from t = 0
+            let ttl = if x % 2 == 0 { 600 } else { 120 };
+            match f.insert(&x, 0, ttl) {
+                Ok(_) => members.push(x),
+                Err(_) => break,
+            }
+        }
+        let others: Vec<u64> = (10_000_000..10_000_000 + fill).collect();
+        let queries: Vec<&u64> = members.iter().chain(&others).collect();
+        let mut batch = vec![false; queries.len()];
+        for now in [0u64, 60, 119, 120, 300, 599, 600, 10_000] {
+            f.contains_batch(&queries, now, &mut batch);
+            let single: Vec<bool> = queries.iter().map(|q| f.contains(*q, now)).collect();
+            assert_eq!(batch, single, "n = {n}, t = {now}");
+            clock.set(now);
+            let (by_clock, _) = answers(&f, &queries);
+            assert_eq!(by_clock, single, "n = {n}, t = {now}, by the clock");
+            let live = members
+                .iter()
+                .zip(&batch)
+                .filter(|(x, _)| now < 120 || *x % 2 == 0);
+            assert!(
+                now >= 600 - 60 || live.clone().all(|(_, &b)| b),
+                "n = {n}, t = {now}: a false negative"
+            );
+        }
+    }
+}
+
+/// The sliding-window cuckoo filter's batch per epoch, for held, slashed and absent epochs.
+#[test]
+fn sliding_window_cuckoo_batch_matches_single_queries() {
+    let mut set = SlidingWindowCuckoo::with_fpr(1_000, 0.01, 3).unwrap();
+    let mut epoch_of = Vec::new();
+    for x in 0..3_500u64 {
+        epoch_of.push(set.register(&x).unwrap());
+    }
+    for x in (0..3_500u64).step_by(7) {
+        assert!(set.slash(&x, epoch_of[x as usize]));
+    }
+    let queries: Vec<u64> = (0..10_000u64).collect();
+    let refs: Vec<&u64> = queries.iter().collect();
+    let mut batch = vec![false; refs.len()];
+    for epoch in 0..6 {
+        set.contains_batch(&refs, epoch, &mut batch);
+        let single: Vec<bool> = refs.iter().map(|q| set.contains(*q, epoch)).collect();
+        assert_eq!(batch, single, "epoch {epoch}");
+        for (x, &b) in queries.iter().zip(&batch).take(3_500) {
+            if epoch_of[*x as usize] == epoch && x % 7 != 0 {
+                assert!(b, "member {x} missed at epoch {epoch}");
+            }
+        }
+    }
+}
+
+/// The aging filter's batch, small (no prefetch) and past 16 MiB (prefetching), with some
+/// generations rotated out by count and by time.
+#[test]
+fn aging_bloom_batch_matches_single_queries() {
+    for m in [50_000u64, 3 << 24] {
+        let count = AgingBloom::new(m, 7, 4, Rotation::Count(2_000), 1).unwrap();
+        assert_eq!(count.size_bytes() >= 16 << 20, m > 50_000);
+        let clock = ManualClock::new(0);
+        let time = AgingBloom::new(m, 7, 4, Rotation::Time(100), 1)
+            .unwrap()
+            .with_clock(clock.clone());
+        let queries: Vec<u64> = (0..30_000u64).collect();
+        let refs: Vec<&u64> = queries.iter().collect();
+        let check = |f: &dyn Fn(&[&u64], &mut [bool]), single: &dyn Fn(&u64) -> bool, what| {
+            let mut batch = vec![false; refs.len()];
+            f(&refs, &mut batch);
+            let one: Vec<bool> = refs.iter().map(|q| single(q)).collect();
+            assert_eq!(batch, one, "m = {m}, {what}");
+            batch
+        };
+        let mut count = count;
+        for x in 0..10_000u64 {
+            count.insert(&x).unwrap();
+        }
+        let got = check(
+            &|q, o| count.contains_batch(q, o),
+            &|q| count.contains(q),
+            "count",
+        );
+        assert!(
+            got[8_000..10_000].iter().all(|&b| b),
+            "m = {m}: the newest missed"
+        );
+        let mut time = time;
+        for t in 0..8u64 {
+            clock.set(t * 100);
+            for x in t * 1_000..(t + 1) * 1_000 {
+                time.insert(&x).unwrap();
+            }
+        }
+        for now in [700u64, 750, 900, 1_000, 1_200, 5_000] {
+            clock.set(now);
+            let got = check(
+                &|q, o| time.contains_batch(q, o),
+                &|q| time.contains(q),
+                "time",
+            );
+            assert_eq!(got.iter().any(|&b| b), now < 1_100, "m = {m}, t = {now}");
+        }
+    }
 }

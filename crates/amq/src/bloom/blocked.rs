@@ -173,8 +173,6 @@ impl BlockedBloomFilter {
     /// i + 16 while it tests query i.
     #[inline(always)]
     fn batch<const K: u32>(&self, n: usize, hash_of: impl Fn(usize) -> u128, out: &mut [bool]) {
-        // (hash, block) of queries i .. i + AHEAD, query j in slot j % AHEAD
-        let mut ahead = [(0u128, 0usize); AHEAD];
         let blocks = self.blocks.len() as u64;
         let fetch = |j: usize| {
             let h = hash_of(j);
@@ -182,17 +180,9 @@ impl BlockedBloomFilter {
             crate::bits::prefetch(&self.blocks[b]);
             (h, b)
         };
-        for (j, slot) in ahead.iter_mut().enumerate().take(n) {
-            *slot = fetch(j);
-        }
-        for (i, o) in out.iter_mut().enumerate().take(n) {
-            let slot = &mut ahead[i % AHEAD];
-            let (h, b) = *slot;
-            if i + AHEAD < n {
-                *slot = fetch(i + AHEAD);
-            }
-            *o = block_has::<K>(&self.blocks[b], h, self.k);
-        }
+        crate::filter::pipelined::<_, AHEAD>(&mut out[..n], fetch, |(h, b)| {
+            block_has::<K>(&self.blocks[b], h, self.k)
+        });
     }
 
     /// Clears every bit and the insert count.

@@ -10,7 +10,7 @@ use super::const_k;
 
 /// How many queries ahead the batched queries prefetch: each brings in k lines, so fewer than
 /// the blocked filter's 16.
-const AHEAD: usize = 8;
+pub(crate) const AHEAD: usize = 8;
 
 /// Below this size the batched queries do not prefetch: a filter that fits the L2 or the
 /// nearer part of the L3 answers from cache, and the k extra index computations per query
@@ -192,17 +192,7 @@ impl BloomFilter {
             }
             h
         };
-        let mut ring = [0u128; AHEAD];
-        for (i, slot) in ring.iter_mut().enumerate().take(n) {
-            *slot = fetch(i);
-        }
-        for (i, o) in out.iter_mut().enumerate().take(n) {
-            let h = ring[i % AHEAD];
-            if i + AHEAD < n {
-                ring[i % AHEAD] = fetch(i + AHEAD);
-            }
-            *o = has::<K>(&self.bits, h, k);
-        }
+        crate::filter::pipelined::<_, AHEAD>(&mut out[..n], fetch, |h| has::<K>(&self.bits, h, k));
     }
 
     /// Inserts every item of `items`, as [`insert`](Insert::insert) on each in turn: the same

@@ -93,7 +93,7 @@ pub(crate) fn const_k<const K: u32>(k: u32) -> u32 {
 }
 
 mod blocked;
-mod classic;
+pub(crate) mod classic;
 pub(crate) mod split_block;
 
 pub use blocked::BlockedBloomFilter;

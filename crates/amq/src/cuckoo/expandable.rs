@@ -27,9 +27,6 @@ use crate::math::{Plan, PlanDetails};
 use crate::scalable::{check_chain, link_capacity, link_fpr, DEFAULT_TIGHTENING};
 use alloc::vec::Vec;
 
-/// The hashes a batched query answers at a time, link by link (4 KiB of hashes on the stack).
-const BATCH_CHUNK: usize = 256;
-
 /// The most links an [`ExpandableCuckooFilter`] grows to (RedisBloom's `CF_MAX_EXPANSIONS`
 /// default).
 pub const MAX_LINKS: u32 = 32;
@@ -343,18 +340,9 @@ impl ExpandableCuckooFilter {
     /// # Panics
     /// If `out.len() != hashes.len()`.
     pub fn contains_hash_batch(&self, hashes: &[u128], out: &mut [bool]) {
-        crate::filter::check_batch(hashes.len(), out.len());
-        let mut found = [false; BATCH_CHUNK];
-        for (hs, os) in hashes.chunks(BATCH_CHUNK).zip(out.chunks_mut(BATCH_CHUNK)) {
-            os.fill(false);
-            for link in self.links.iter().rev() {
-                let found = &mut found[..hs.len()];
-                link.contains_hash_batch(hs, found);
-                for (o, f) in os.iter_mut().zip(found.iter()) {
-                    *o |= *f;
-                }
-            }
-        }
+        crate::filter::chain_hash_batch(&self.links, hashes, out, |link, hs, found| {
+            link.contains_hash_batch(hs, found)
+        });
     }
 
     /// The copies of a hash's fingerprint held in every link.
@@ -449,14 +437,12 @@ impl<T: Item + ?Sized> Filter<T> for ExpandableCuckooFilter {
     /// Hashes the items 256 at a time and answers each chunk through
     /// [`contains_hash_batch`](ExpandableCuckooFilter::contains_hash_batch).
     fn contains_batch(&self, items: &[&T], out: &mut [bool]) {
-        crate::filter::check_batch(items.len(), out.len());
-        let mut hashes = [0u128; BATCH_CHUNK];
-        for (is, os) in items.chunks(BATCH_CHUNK).zip(out.chunks_mut(BATCH_CHUNK)) {
-            for (h, item) in hashes.iter_mut().zip(is) {
-                *h = self.hash(*item);
-            }
-            self.contains_hash_batch(&hashes[..is.len()], os);
-        }
+        crate::filter::chain_batch(
+            items,
+            out,
+            |item| self.hash(item),
+            |hs, os| self.contains_hash_batch(hs, os),
+        );
     }
 }
 

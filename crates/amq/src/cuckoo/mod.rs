@@ -343,17 +343,7 @@ impl CuckooFilter {
             crate::bits::prefetch(&self.table[p.i2 as usize * Lanes::<F>::BYTES]);
             p
         };
-        let mut ring = [Probe::default(); AHEAD];
-        for (j, slot) in ring.iter_mut().enumerate().take(n) {
-            *slot = fetch(j);
-        }
-        for (i, o) in out.iter_mut().enumerate().take(n) {
-            let p = ring[i % AHEAD];
-            if i + AHEAD < n {
-                ring[i % AHEAD] = fetch(i + AHEAD);
-            }
-            *o = self.holds::<F>(p);
-        }
+        crate::filter::pipelined::<_, AHEAD>(&mut out[..n], fetch, |p| self.holds::<F>(p));
     }
 
     /// Batched [`contains_hash`](Self::contains_hash): `out[i]` answers `hashes[i]`, with the

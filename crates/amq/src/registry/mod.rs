@@ -331,7 +331,7 @@ impl AnyFilter {
             AnyFilter::BlockedBloom(f) => f.contains_batch(items, out),
             AnyFilter::Cuckoo(f) => f.contains_batch(items, out),
             AnyFilter::AgingBloom(f) => f.contains_batch(items, out),
-            AnyFilter::TtlCuckoo(f) => f.contains_batch(items, out),
+            AnyFilter::TtlCuckoo(f) => Filter::contains_batch(f, items, out),
             AnyFilter::ScalableBloom(f) => f.contains_batch(items, out),
             AnyFilter::ExpandableCuckoo(f) => f.contains_batch(items, out),
             AnyFilter::SplitBlockBloom(f) => f.contains_batch(items, out),

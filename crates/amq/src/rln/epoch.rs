@@ -50,6 +50,15 @@ impl Epoch {
         self.table.holds(i1, i2, fp, &always(&self.table.shape))
     }
 
+    /// Batched [`holds`](Self::holds): `out[j]` answers `hash_of(j)`, the buckets of later
+    /// hashes prefetched while earlier ones are tested.
+    #[inline(always)]
+    pub(crate) fn holds_batch(&self, hash_of: impl Fn(usize) -> u128, out: &mut [bool]) {
+        let view = always(&self.table.shape);
+        self.table
+            .holds_batch(|j| self.probe(hash_of(j)), &view, out);
+    }
+
     /// Adds a copy of the hash's fingerprint; `Err(())` (nothing changed) when the table
     /// cannot take it.
     pub(crate) fn insert(&mut self, h: u128, seed: u64) -> Result<(), ()> {

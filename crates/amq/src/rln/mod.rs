@@ -352,6 +352,46 @@ impl SlidingWindowCuckoo {
         self.contains_hash(self.hash(item), epoch)
     }
 
+    /// Batched [`contains_hash`](Self::contains_hash): `out[i]` answers `hashes[i]` at
+    /// `epoch`. Prefetches the two buckets of hash i + 16 while it tests hash i, so the cache
+    /// misses of a large epoch overlap.
+    ///
+    /// # Panics
+    /// If `out.len() != hashes.len()`.
+    pub fn contains_hash_batch(&self, hashes: &[u128], epoch: u64, out: &mut [bool]) {
+        crate::filter::check_batch(hashes.len(), out.len());
+        self.batch(epoch, |j| hashes[j], out);
+    }
+
+    /// Batched [`contains`](Self::contains): `out[i]` answers `items[i]` at `epoch`, hashing
+    /// item i + 16 and prefetching its buckets while it tests item i.
+    ///
+    /// # Example
+    /// ```
+    /// use amq::rln::SlidingWindowCuckoo;
+    /// let mut set = SlidingWindowCuckoo::with_fpr(1000, 0.001, 0)?;
+    /// let e = set.register("alice")?;
+    /// let mut out = [true; 2];
+    /// set.contains_batch(&["alice", "bob"], e, &mut out);
+    /// assert_eq!(out, [true, false]);
+    /// # Ok::<(), amq::Error>(())
+    /// ```
+    ///
+    /// # Panics
+    /// If `out.len() != items.len()`.
+    pub fn contains_batch<T: Item + ?Sized>(&self, items: &[&T], epoch: u64, out: &mut [bool]) {
+        crate::filter::check_batch(items.len(), out.len());
+        self.batch(epoch, |j| self.hash(items[j]), out);
+    }
+
+    #[inline(always)]
+    fn batch(&self, epoch: u64, hash_of: impl Fn(usize) -> u128, out: &mut [bool]) {
+        match self.get(epoch) {
+            Some(e) => e.holds_batch(hash_of, out),
+            None => out.fill(false),
+        }
+    }
+
     /// Slashes a precomputed hash at `epoch`: removes one copy of its fingerprint there;
     /// `false` (nothing changed) when it is definitely absent. A closed epoch left with few
     /// enough members to fit in half its buckets is compacted again.

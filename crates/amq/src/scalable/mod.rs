@@ -274,6 +274,19 @@ impl ScalableBloomFilter {
         self.links.iter().rev().any(|l| l.contains_hash(h))
     }
 
+    /// Batched [`contains_hash`](Self::contains_hash): `out[i]` answers `hashes[i]`. In
+    /// chunks of 256 hashes, each link answers the chunk through
+    /// [`BloomFilter::contains_hash_batch`] (which prefetches the words of later hashes in a
+    /// link of 4 MiB or more) and its answers are OR-ed in, newest link first.
+    ///
+    /// # Panics
+    /// If `out.len() != hashes.len()`.
+    pub fn contains_hash_batch(&self, hashes: &[u128], out: &mut [bool]) {
+        crate::filter::chain_hash_batch(&self.links, hashes, out, |link, hs, found| {
+            link.contains_hash_batch(hs, found)
+        });
+    }
+
     /// Adds a precomputed hash to the active link unless some link may hold it already
     /// (`Ok(false)`, nothing added); never adds a link.
     ///
@@ -343,6 +356,17 @@ impl<T: Item + ?Sized> Filter<T> for ScalableBloomFilter {
     #[inline]
     fn contains(&self, item: &T) -> bool {
         self.contains_hash(self.hash(item))
+    }
+
+    /// Hashes the items 256 at a time and answers each chunk through
+    /// [`contains_hash_batch`](ScalableBloomFilter::contains_hash_batch).
+    fn contains_batch(&self, items: &[&T], out: &mut [bool]) {
+        crate::filter::chain_batch(
+            items,
+            out,
+            |item| self.hash(item),
+            |hs, os| self.contains_hash_batch(hs, os),
+        );
     }
 }
 

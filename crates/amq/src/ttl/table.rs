@@ -12,6 +12,9 @@ use alloc::vec::Vec;
 /// [`cuckoo::MAX_KICKS`](crate::cuckoo::MAX_KICKS)).
 pub(crate) const MAX_KICKS: u32 = 500;
 
+/// How many queries ahead the batched queries prefetch.
+const AHEAD: usize = 16;
+
 /// Where a live copy of a fingerprint was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Spot {
@@ -111,6 +114,31 @@ impl Table {
         let b = shape.load(&self.bytes, i2);
         (shape.hits(a, fp, view) | shape.hits(b, fp, view)) != 0
             || self.stash_holds(i1, i2, fp, view)
+    }
+
+    /// Batched [`holds`](Self::holds): `out[j]` answers `probe_of(j)` (its two buckets and
+    /// fingerprint); the buckets of probe j + 16 are prefetched while probe j is tested.
+    #[inline(always)]
+    pub(crate) fn holds_batch(
+        &self,
+        probe_of: impl Fn(usize) -> (u64, u64, u32),
+        view: &View,
+        out: &mut [bool],
+    ) {
+        let last = self.shape.bytes - 1;
+        let fetch = |j: usize| {
+            let p = probe_of(j);
+            for i in [p.0, p.1] {
+                // a bucket of ⌈4W/8⌉ bytes may straddle two cache lines
+                let o = i as usize * self.shape.bytes;
+                crate::bits::prefetch(&self.bytes[o]);
+                crate::bits::prefetch(&self.bytes[o + last]);
+            }
+            p
+        };
+        crate::filter::pipelined::<_, AHEAD>(out, fetch, |(i1, i2, fp)| {
+            self.holds(i1, i2, fp, view)
+        });
     }
 
     #[inline(always)]

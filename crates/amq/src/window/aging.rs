@@ -24,6 +24,13 @@ pub enum Rotation {
     Time(u64),
 }
 
+/// Below this size the batched queries do not prefetch. Measured (`cargo bench -p amq-bench
+/// --bench batch`, BENCHMARKS.md): with 4 generations at 1%, the prefetching batch took 1.12×
+/// (members) and 0.97× (non-members) the time of single queries at 7.9 MiB, which the L3
+/// holds, and 0.80× and 0.75× at 19.8 MiB: a generation group is read at every one of the k
+/// indices, so a query costs more index arithmetic per line than the classic filter's.
+const PREFETCH_MIN_BYTES: u64 = 16 << 20;
+
 /// An aging (generational) Bloom filter: a ring of g Bloom filters of m bits and k hash
 /// functions each, the newest taking the inserts. When the current generation is full
 /// ([`Rotation::Count`]) or its time is up ([`Rotation::Time`]) the oldest generation is
@@ -381,7 +388,13 @@ impl<C: Clock> AgingBloom<C> {
     /// precomputed hash: some live generation has all k of its bits.
     #[inline]
     pub fn contains_hash(&self, h: u128) -> bool {
-        let mut acc = self.live_mask(self.clock.now());
+        self.has(h, self.live_mask(self.clock.now()))
+    }
+
+    /// `true` if a generation of `live` has all k bits of `h`.
+    #[inline(always)]
+    fn has(&self, h: u128, live: u64) -> bool {
+        let mut acc = live;
         let gb = u64::from(self.group_bits);
         let group_mask = if gb == 64 { u64::MAX } else { (1u64 << gb) - 1 };
         for i in bloom_indices(h, self.m, self.k) {
@@ -392,6 +405,38 @@ impl<C: Clock> AgingBloom<C> {
             acc &= (self.words[(bit >> 6) as usize] >> (bit & 63)) & group_mask;
         }
         acc != 0
+    }
+
+    /// Batched [`contains_hash`](Self::contains_hash): `out[i]` answers `hashes[i]`. In a
+    /// filter of 16 MiB or more the k words of hash i + 8 are prefetched while hash i is
+    /// tested.
+    ///
+    /// # Panics
+    /// If `out.len() != hashes.len()`.
+    pub fn contains_hash_batch(&self, hashes: &[u128], out: &mut [bool]) {
+        crate::filter::check_batch(hashes.len(), out.len());
+        self.batch(|j| hashes[j], out);
+    }
+
+    #[inline(always)]
+    fn batch(&self, hash_of: impl Fn(usize) -> u128, out: &mut [bool]) {
+        use crate::bloom::classic::AHEAD;
+        let live = self.live_mask(self.clock.now());
+        if self.size_bytes() < PREFETCH_MIN_BYTES {
+            for (i, o) in out.iter_mut().enumerate() {
+                *o = self.has(hash_of(i), live);
+            }
+            return;
+        }
+        let gb = u64::from(self.group_bits);
+        let fetch = |j: usize| {
+            let h = hash_of(j);
+            for i in bloom_indices(h, self.m, self.k) {
+                crate::bits::prefetch(&self.words[((i * gb) >> 6) as usize]);
+            }
+            h
+        };
+        crate::filter::pipelined::<_, AHEAD>(out, fetch, |h| self.has(h, live));
     }
 
     /// Encodes as an `.amq` file.
@@ -543,6 +588,13 @@ impl<T: Item + ?Sized, C: Clock> Filter<T> for AgingBloom<C> {
     #[inline]
     fn contains(&self, item: &T) -> bool {
         self.contains_hash(self.hash(item))
+    }
+
+    /// Hashes item i + 8 and prefetches its k words while it tests item i, in a filter of
+    /// 16 MiB or more ([`contains_hash_batch`](AgingBloom::contains_hash_batch)).
+    fn contains_batch(&self, items: &[&T], out: &mut [bool]) {
+        crate::filter::check_batch(items.len(), out.len());
+        self.batch(|j| self.hash(items[j]), out);
     }
 }
 

@@ -1,0 +1,162 @@
+//! Every kind's batched query against its single query (issue 14, goal 4: "batched queries
+//! with prefetch for every kind where they pay, each measured against its single query"), for
+//! the kinds whose batches the other benches do not measure.
+//!
+//! Each filter holds the same M u64 keys ([`amq_bench::workload`]) at ε = 1%, for M = 4·10⁶
+//! (tables of 5–11 MiB: beyond the L2, within a 32 MiB L3) and M = 10⁷ (12–27 MiB); each
+//! table's size, bits per key and measured ε are printed first:
+//! * `blocked`: [`amq::BlockedBloomFilter::with_fpr`];
+//! * `scalable`: [`amq::scalable::ScalableBloomFilter`], n₀ = M/4, doubling: three links;
+//! * `aging`: [`amq::window::AgingBloom::with_window`], a window of M items in 4 generations;
+//! * `ttl-cuckoo`: [`amq::ttl::TtlCuckooFilter::with_ttl`] for M live items (TTL 3,600, tick
+//!   60), every key inserted at t = 0 for an hour and queried at t = 60;
+//! * `sliding-window-cuckoo`: [`amq::rln::SlidingWindowCuckoo::with_fpr`] with epochs of M,
+//!   every key registered in epoch 0 and queried there.
+//!
+//! Benchmarks (group `batch/<kind>/<M>`): `contains/hit` queries every member once in a shuffled
+//! order, `contains/miss` M non-members, one `contains` at a time; `contains_batch/hit` and
+//! `contains_batch/miss` the same queries through one `contains_batch` call. Throughput is M.
+//!
+//! Run: `cargo bench -p amq-bench --bench batch`.
+
+use amq::Filter;
+use amq_bench::workload::{members, non_members, shuffled, u64_key};
+use criterion::{
+    criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
+};
+use std::hint::black_box;
+use std::time::Duration;
+
+/// The sizes: the keys each filter holds.
+const SIZES: [u64; 2] = [4_000_000, 10_000_000];
+/// ε of every filter.
+const FPR: f64 = 0.01;
+
+/// The single and batched queries of one filter, over members and non-members.
+fn group(
+    c: &mut Criterion,
+    m: u64,
+    kind: &str,
+    size_bytes: u64,
+    single: &dyn Fn(&u64) -> bool,
+    batch: &dyn Fn(&[&u64], &mut [bool]),
+) {
+    let keys = members(m, u64_key);
+    let hits = shuffled(&keys, 0x5eed);
+    let misses = non_members(m, m, u64_key);
+    let fp = misses.iter().filter(|k| single(k)).count();
+    eprintln!(
+        "{kind} ({m} keys): {:.1} MiB, {:.2} bits/key, measured fpr {:.4}% over {m} non-members",
+        size_bytes as f64 / (1 << 20) as f64,
+        size_bytes as f64 * 8.0 / m as f64,
+        100.0 * fp as f64 / m as f64
+    );
+    let mut g = c.benchmark_group(format!("batch/{kind}/{m}"));
+    g.sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .throughput(Throughput::Elements(m))
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    for (what, queries) in [("hit", &hits), ("miss", &misses)] {
+        let refs: Vec<&u64> = queries.iter().collect();
+        let mut out = vec![false; refs.len()];
+        g.bench_function(BenchmarkId::new("contains", what), |b| {
+            b.iter(|| black_box(queries).iter().filter(|k| single(k)).count())
+        });
+        g.bench_function(BenchmarkId::new("contains_batch", what), |b| {
+            b.iter(|| {
+                batch(black_box(&refs), &mut out);
+                out.iter().filter(|&&x| x).count()
+            })
+        });
+        // the batch answers as the single queries do
+        let expect: Vec<bool> = queries.iter().map(single).collect();
+        batch(&refs, &mut out);
+        assert_eq!(out, expect, "{kind} {what}");
+    }
+    g.finish();
+}
+
+fn bench(c: &mut Criterion) {
+    for m in SIZES {
+        bench_size(c, m);
+    }
+}
+
+fn bench_size(c: &mut Criterion, m: u64) {
+    let keys = members(m, u64_key);
+
+    let mut f = amq::BlockedBloomFilter::with_fpr(m, FPR, 0).unwrap();
+    for k in &keys {
+        amq::Insert::insert(&mut f, k).unwrap();
+    }
+    group(
+        c,
+        m,
+        "blocked",
+        f.size_bytes(),
+        &|k| f.contains(k),
+        &|q, o| f.contains_batch(q, o),
+    );
+    drop(f);
+
+    let params = amq::scalable::ScalableParams::new(m / 4, FPR);
+    let mut f = amq::scalable::ScalableBloomFilter::new(params, 0).unwrap();
+    for k in &keys {
+        amq::Insert::insert(&mut f, k).unwrap();
+    }
+    eprintln!("scalable: {} links", f.links());
+    group(
+        c,
+        m,
+        "scalable",
+        f.size_bytes(),
+        &|k| f.contains(k),
+        &|q, o| f.contains_batch(q, o),
+    );
+    drop(f);
+
+    let mut f = amq::window::AgingBloom::with_window(m, 4, FPR, 0).unwrap();
+    for k in &keys {
+        amq::Insert::insert(&mut f, k).unwrap();
+    }
+    group(
+        c,
+        m,
+        "aging",
+        f.size_bytes(),
+        &|k| f.contains(k),
+        &|q, o| f.contains_batch(q, o),
+    );
+    drop(f);
+
+    let mut f = amq::ttl::TtlCuckooFilter::with_ttl(m, FPR, 3_600, 60, 0).unwrap();
+    for k in &keys {
+        f.insert(k, 0, 3_600).unwrap();
+    }
+    group(
+        c,
+        m,
+        "ttl-cuckoo",
+        f.size_bytes(),
+        &|k| f.contains(k, 60),
+        &|q, o| f.contains_batch(q, 60, o),
+    );
+    drop(f);
+
+    let mut f = amq::rln::SlidingWindowCuckoo::with_fpr(m, FPR, 0).unwrap();
+    for k in &keys {
+        f.register(k).unwrap();
+    }
+    group(
+        c,
+        m,
+        "sliding-window-cuckoo",
+        f.size_bytes(),
+        &|k| f.contains(k, 0),
+        &|q, o| f.contains_batch(q, 0, o),
+    );
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
