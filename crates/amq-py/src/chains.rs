@@ -6,7 +6,7 @@ use crate::convert::new_filter;
 use crate::filters::contains_batch;
 use crate::items::{for_each_chunk, with_item, CHUNK};
 use amq::math::Spec;
-use amq::{AnyFilter, Filter, Remove};
+use amq::{AnyFilter, Remove};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
@@ -60,19 +60,14 @@ membership_class!(
             }
         }
 
-        /// ``[item in f for item in items]``, with the GIL released.
+        /// ``[item in f for item in items]``, with the GIL released (batched: each link is
+        /// asked, prefetching, for the items no newer link holds).
         fn contains_many<'py>(
             &self,
             py: Python<'py>,
             items: &Bound<'py, PyAny>,
         ) -> PyResult<Bound<'py, PyList>> {
-            let inner = &self.inner;
-            let mut out: Vec<bool> = Vec::new();
-            for_each_chunk(items, None, |chunk| {
-                py.detach(|| chunk.map_into(&mut out, |b| inner.contains(b)));
-                Ok(())
-            })?;
-            PyList::new(py, out)
+            contains_batch!(py, &self.inner, items)
         }
 
         /// The links (classic Bloom filters) in the chain.

@@ -4,7 +4,8 @@
 use crate::common::{filter_class, same, same_bytes, ToBytes};
 use crate::convert::{new_filter, to_object};
 use crate::errors::{to_py, to_py_context, IntoPy};
-use crate::items::{for_each_chunk, with_item, Batch};
+use crate::filters::contains_batch;
+use crate::items::{for_each_chunk, with_item, Batch, CHUNK};
 use amq::clock::{Clock, ManualClock, SystemClock};
 use amq::math::Spec;
 use amq::window::{AgingBloom, Rotation, WindowParams};
@@ -291,7 +292,8 @@ filter_class!(PyAging, aging_from_bytes, same_bytes, {
         crate::filters::insert_batch(py, &mut self.inner, items)
     }
 
-    /// ``[f.contains(item, now) for item in items]`` (GIL released).
+    /// ``[f.contains(item, now) for item in items]`` (GIL released; batched, prefetching in
+    /// a filter of 16 MiB or more).
     #[pyo3(signature = (items, now = None))]
     fn contains_many<'py>(
         &self,
@@ -299,13 +301,7 @@ filter_class!(PyAging, aging_from_bytes, same_bytes, {
         items: &Bound<'py, PyAny>,
         now: Option<u64>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let f = self.at(now);
-        let mut out = Vec::new();
-        for_each_chunk(items, None, |chunk| {
-            py.detach(|| chunk.map_into(&mut out, |b| f.contains(b)));
-            Ok(())
-        })?;
-        PyList::new(py, out)
+        contains_batch!(py, self.at(now), items)
     }
 
     /// Applies the rotations due by ``now`` (a time-rotated filter; the command line does
