@@ -7,6 +7,8 @@
 //! table's size, bits per key and measured ε are printed first:
 //! * `blocked`: [`amq::BlockedBloomFilter::with_fpr`];
 //! * `scalable`: [`amq::scalable::ScalableBloomFilter`], n₀ = M/4, doubling: three links;
+//! * `expandable-cuckoo`: [`amq::cuckoo::ExpandableCuckooFilter`], n₀ = M/4, doubling: three
+//!   links;
 //! * `aging`: [`amq::window::AgingBloom::with_window`], a window of M items in 4 generations;
 //! * `ttl-cuckoo`: [`amq::ttl::TtlCuckooFilter::with_ttl`] for M live items (TTL 3,600, tick
 //!   60), every key inserted at t = 0 for an hour and queried at t = 60;
@@ -77,6 +79,21 @@ fn group(
     g.finish();
 }
 
+/// `f` with every key inserted.
+fn filled<F: amq::Insert<u64>>(mut f: F, keys: &[u64]) -> F {
+    for k in keys {
+        f.insert(k).unwrap();
+    }
+    f
+}
+
+/// [`group`] for a kind that answers through the [`Filter`] trait.
+fn group_of<F: Filter<u64>>(c: &mut Criterion, m: u64, kind: &str, size_bytes: u64, f: &F) {
+    group(c, m, kind, size_bytes, &|k| f.contains(k), &|q, o| {
+        f.contains_batch(q, o)
+    });
+}
+
 fn bench(c: &mut Criterion) {
     for m in SIZES {
         bench_size(c, m);
@@ -86,48 +103,33 @@ fn bench(c: &mut Criterion) {
 fn bench_size(c: &mut Criterion, m: u64) {
     let keys = members(m, u64_key);
 
-    let mut f = amq::BlockedBloomFilter::with_fpr(m, FPR, 0).unwrap();
-    for k in &keys {
-        amq::Insert::insert(&mut f, k).unwrap();
-    }
-    group(
-        c,
-        m,
-        "blocked",
-        f.size_bytes(),
-        &|k| f.contains(k),
-        &|q, o| f.contains_batch(q, o),
-    );
+    let f = filled(amq::BlockedBloomFilter::with_fpr(m, FPR, 0).unwrap(), &keys);
+    group_of(c, m, "blocked", f.size_bytes(), &f);
     drop(f);
 
     let params = amq::scalable::ScalableParams::new(m / 4, FPR);
-    let mut f = amq::scalable::ScalableBloomFilter::new(params, 0).unwrap();
-    for k in &keys {
-        amq::Insert::insert(&mut f, k).unwrap();
-    }
-    eprintln!("scalable: {} links", f.links());
-    group(
-        c,
-        m,
-        "scalable",
-        f.size_bytes(),
-        &|k| f.contains(k),
-        &|q, o| f.contains_batch(q, o),
+    let f = filled(
+        amq::scalable::ScalableBloomFilter::new(params, 0).unwrap(),
+        &keys,
     );
+    eprintln!("scalable: {} links", f.links());
+    group_of(c, m, "scalable", f.size_bytes(), &f);
     drop(f);
 
-    let mut f = amq::window::AgingBloom::with_window(m, 4, FPR, 0).unwrap();
-    for k in &keys {
-        amq::Insert::insert(&mut f, k).unwrap();
-    }
-    group(
-        c,
-        m,
-        "aging",
-        f.size_bytes(),
-        &|k| f.contains(k),
-        &|q, o| f.contains_batch(q, o),
+    let params = amq::cuckoo::ExpandableParams::new(m / 4, FPR);
+    let f = filled(
+        amq::cuckoo::ExpandableCuckooFilter::new(params, 0).unwrap(),
+        &keys,
     );
+    eprintln!("expandable-cuckoo: {} links", f.links());
+    group_of(c, m, "expandable-cuckoo", f.size_bytes(), &f);
+    drop(f);
+
+    let f = filled(
+        amq::window::AgingBloom::with_window(m, 4, FPR, 0).unwrap(),
+        &keys,
+    );
+    group_of(c, m, "aging", f.size_bytes(), &f);
     drop(f);
 
     let mut f = amq::ttl::TtlCuckooFilter::with_ttl(m, FPR, 3_600, 60, 0).unwrap();

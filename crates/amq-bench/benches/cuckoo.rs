@@ -17,7 +17,8 @@
 //! * `batch-hit`, `batch-miss` (amq only): the same queries through `contains_batch`;
 //! * `delete`: 2¹⁷ members removed from a fresh clone of the full filter (the clone is not
 //!   timed);
-//! * group `cuckoo/expandable-4e6`: the expandable chain's `contains_batch` against `contains`.
+//!
+//! (The expandable chain's `contains_batch` against `contains`: benches/batch.rs.)
 //!
 //! On a shared machine the load drifts between benchmarks, so the key comparisons are also
 //! printed as paired ratios ([`paired_ratios`]): the two passes back to back, in 7 rounds.
@@ -322,46 +323,6 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-/// The expandable chain (n₀ = 10⁶, ε = 1%, doubling) holding 4·10⁶ keys in three links:
-/// `contains_batch` against `contains` over 4·10⁶ shuffled members and 4·10⁶ non-members.
-fn bench_expandable(c: &mut Criterion) {
-    const M: u64 = 4_000_000;
-    let keys = members(M, u64_key);
-    let hits = shuffled(&keys, 0x5eed);
-    let misses = non_members(M, M, u64_key);
-    let params = amq::cuckoo::ExpandableParams::new(M / 4, 0.01);
-    let mut f = amq::cuckoo::ExpandableCuckooFilter::new(params, 0).unwrap();
-    for k in &keys {
-        amq::Insert::insert(&mut f, k).unwrap();
-    }
-    eprintln!("expandable: {} links for {M} keys", f.links());
-    let mut g = c.benchmark_group("cuckoo/expandable-4e6");
-    g.sample_size(10)
-        .sampling_mode(SamplingMode::Flat)
-        .throughput(Throughput::Elements(M))
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(3));
-    for (what, queries) in [("hit", &hits), ("miss", &misses)] {
-        let refs: Vec<&u64> = queries.iter().collect();
-        let mut out = vec![false; refs.len()];
-        g.bench_function(BenchmarkId::new("contains", what), |b| {
-            b.iter(|| {
-                black_box(queries)
-                    .iter()
-                    .filter(|k| amq::Filter::contains(&f, *k))
-                    .count()
-            })
-        });
-        g.bench_function(BenchmarkId::new("contains_batch", what), |b| {
-            b.iter(|| {
-                amq::Filter::contains_batch(&f, black_box(&refs), &mut out);
-                out.iter().filter(|&&x| x).count()
-            })
-        });
-    }
-    g.finish();
-}
-
 /// Our measured ε on the probe set against the formula at the filter's load.
 fn report_fpr_against_formula(f: &amq::CuckooFilter, probe: &[u64]) {
     let fp = probe
@@ -377,5 +338,5 @@ fn report_fpr_against_formula(f: &amq::CuckooFilter, probe: &[u64]) {
     );
 }
 
-criterion_group!(benches, bench, bench_expandable);
+criterion_group!(benches, bench);
 criterion_main!(benches);
