@@ -3,12 +3,10 @@
 
 use crate::common::membership_class;
 use crate::convert::new_filter;
-use crate::filters::contains_batch;
-use crate::items::{for_each_chunk, with_item, CHUNK};
+use crate::items::with_item;
 use amq::math::Spec;
 use amq::{AnyFilter, Remove};
 use pyo3::prelude::*;
-use pyo3::types::PyList;
 
 /// A scalable Bloom filter (Almeida et al., 2007): classic Bloom filters of growing capacity
 /// and shrinking false-positive rate, queried together, the whole chain within ``fpr``.
@@ -58,16 +56,6 @@ membership_class!(
                 AnyFilter::ScalableBloom(f) => Ok(Self::wrap(f)),
                 _ => unreachable!("the spec makes a filter of its kind"),
             }
-        }
-
-        /// ``[item in f for item in items]``, with the GIL released (batched: each link is
-        /// asked, prefetching, for the items no newer link holds).
-        fn contains_many<'py>(
-            &self,
-            py: Python<'py>,
-            items: &Bound<'py, PyAny>,
-        ) -> PyResult<Bound<'py, PyList>> {
-            contains_batch!(py, &self.inner, items)
         }
 
         /// The links (classic Bloom filters) in the chain.
@@ -160,15 +148,6 @@ membership_class!(
         /// item's copies).
         fn count(&self, item: &Bound<'_, PyAny>) -> PyResult<u64> {
             with_item(item, |b| self.inner.count(b))
-        }
-
-        /// ``[item in f for item in items]``, prefetching, with the GIL released.
-        fn contains_many<'py>(
-            &self,
-            py: Python<'py>,
-            items: &Bound<'py, PyAny>,
-        ) -> PyResult<Bound<'py, PyList>> {
-            contains_batch!(py, &self.inner, items)
         }
 
         /// The links (cuckoo filters) in the chain.

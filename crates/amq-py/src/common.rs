@@ -81,7 +81,8 @@ pub(crate) use filter_class;
 
 /// [`filter_class!`] for a membership filter `$cls` (items go in with `amq::Insert`, are
 /// asked for with `amq::Filter`, merge with `union`): adds `add` (its docstring `$add`),
-/// `in`/`contains`, `add_many`, `info`, `union`, `|` and `|=`, then the class's own methods.
+/// `in`/`contains`, `contains_many` (through the kind's `hash` and `contains_hash_batch`),
+/// `add_many`, `info`, `union`, `|` and `|=`, then the class's own methods.
 /// `union: skip_self` makes `f.union(f)` a no-op (a Bloom filter or chain: OR-ing a table
 /// into itself changes nothing); `union: copy_self` unions a copy (a cuckoo filter or chain:
 /// every item is added again), and the union can raise `amq.FilterFullError`. The caller's
@@ -133,6 +134,17 @@ macro_rules! membership_class {
             /// ``item in f``: True if the item may be present, False if it is definitely absent.
             fn contains(&self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
                 self.__contains__(item)
+            }
+
+            /// ``[item in f for item in items]`` for an iterable or a NumPy ``uint64``/``int64``
+            /// array: hashed and asked in batches that prefetch (a chain asks each link only
+            /// for the items no newer link holds), with the GIL released.
+            fn contains_many<'py>(
+                &self,
+                py: Python<'py>,
+                items: &Bound<'py, PyAny>,
+            ) -> PyResult<Bound<'py, pyo3::types::PyList>> {
+                $crate::filters::contains_batch!(py, &self.inner, items)
             }
 
             /// Adds every item of an iterable (or a NumPy ``uint64``/``int64`` array) in order,

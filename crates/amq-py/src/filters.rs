@@ -4,12 +4,11 @@
 use crate::common::membership_class;
 use crate::convert::new_filter;
 use crate::errors::{to_py_context, IntoPy};
-use crate::items::{for_each_chunk, with_item, CHUNK};
+use crate::items::{for_each_chunk, with_item};
 use amq::math::{Spec, Target};
 use amq::wire::Kind;
 use amq::{AnyFilter, Insert, Remove};
 use pyo3::prelude::*;
-use pyo3::types::PyList;
 
 /// A filter of `kind` for n items at false-positive rate `fpr`, as `amq build --fpr` sizes it.
 fn sized(kind: Kind, n: u64, fpr: f64, k: Option<u32>, seed: u64) -> PyResult<AnyFilter> {
@@ -43,8 +42,8 @@ macro_rules! contains_batch {
     ($py:expr, $inner:expr, $items:expr) => {{
         let inner = $inner;
         let mut out: Vec<bool> = Vec::new();
-        let mut hashes = Vec::with_capacity(CHUNK);
-        for_each_chunk($items, None, |chunk| {
+        let mut hashes = Vec::with_capacity($crate::items::CHUNK);
+        $crate::items::for_each_chunk($items, None, |chunk| {
             $py.detach(|| {
                 hashes.clear();
                 chunk.map_into(&mut hashes, |b| inner.hash(b));
@@ -54,7 +53,7 @@ macro_rules! contains_batch {
             });
             Ok(())
         })?;
-        PyList::new($py, out)
+        pyo3::types::PyList::new($py, out)
     }};
 }
 pub(crate) use contains_batch;
@@ -115,16 +114,6 @@ macro_rules! bloom_class {
         #[pyo3(signature = (n, fpr, seed = 0, k = None))]
         fn with_fpr(n: u64, fpr: f64, seed: u64, k: Option<u32>) -> PyResult<Self> {
             Self::from_any(sized(Kind::$variant, n, fpr, k, seed)?)
-        }
-
-        /// ``[item in f for item in items]`` for an iterable or a NumPy ``uint64``/``int64``
-        /// array, hashed and probed in one pass with prefetching and the GIL released.
-        fn contains_many<'py>(
-            &self,
-            py: Python<'py>,
-            items: &Bound<'py, PyAny>,
-        ) -> PyResult<Bound<'py, PyList>> {
-            contains_batch!(py, &self.inner, items)
         }
 
         /// Keeps only the bits set in both filters (same shape and seed, else ``ValueError``).
@@ -288,15 +277,6 @@ membership_class!(PyCuckoo, amq::CuckooFilter::from_bytes, union: copy_self,
     /// item's copies).
     fn count(&self, item: &Bound<'_, PyAny>) -> PyResult<u32> {
         with_item(item, |b| self.inner.count(b))
-    }
-
-    /// ``[item in f for item in items]``, prefetching, with the GIL released.
-    fn contains_many<'py>(
-        &self,
-        py: Python<'py>,
-        items: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        contains_batch!(py, &self.inner, items)
     }
 
     /// Removes every item.

@@ -5,7 +5,7 @@ use crate::common::{filter_class, same, same_bytes, ToBytes};
 use crate::convert::{new_filter, to_object};
 use crate::errors::{to_py, to_py_context, IntoPy};
 use crate::filters::contains_batch;
-use crate::items::{for_each_chunk, with_item, Batch, CHUNK};
+use crate::items::{for_each_chunk, with_item, Batch};
 use amq::clock::{Clock, ManualClock, SystemClock};
 use amq::math::Spec;
 use amq::window::{AgingBloom, Rotation, WindowParams};
