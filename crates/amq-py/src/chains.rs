@@ -32,6 +32,7 @@ membership_class!(
     PyScalable,
     amq::scalable::ScalableBloomFilter::from_bytes,
     union: skip_self,
+    chain: "ScalableBloomFilter",
     add: "Adds an item (a new link first if the active one is full). Returns False if it \
           may already have been there. Raises ``amq.FilterFullError`` if the chain cannot grow.",
     {
@@ -58,38 +59,10 @@ membership_class!(
             }
         }
 
-        /// The links (classic Bloom filters) in the chain.
-        #[getter]
-        fn links(&self) -> u32 {
-            self.inner.links()
-        }
-
-        /// The items every link together is planned for (``n·expansionⁱ`` summed over the links).
-        #[getter]
-        fn capacity(&self) -> u64 {
-            self.inner.capacity()
-        }
-
         /// m, the bits of every link together.
         #[getter]
         fn m_bits(&self) -> u64 {
             self.inner.m()
-        }
-
-        /// The bound on the chain's false-positive rate over its links so far.
-        #[getter]
-        fn fpr_bound(&self) -> f64 {
-            self.inner.fpr_bound()
-        }
-
-        fn __repr__(&self) -> String {
-            format!(
-                "<amq.ScalableBloomFilter links={} capacity={} seed={} inserted={}>",
-                self.inner.links(),
-                self.inner.capacity(),
-                self.inner.seed(),
-                self.inner.inserted()
-            )
         }
     }
 );
@@ -119,6 +92,7 @@ membership_class!(
     PyExpandable,
     amq::cuckoo::ExpandableCuckooFilter::from_bytes,
     union: copy_self,
+    chain: "ExpandableCuckooFilter",
     add: "Adds one copy of an item (a new link first if no link can take it). Returns False \
           if a copy may already have been there. Raises ``amq.FilterFullError`` if the chain \
           cannot grow; nothing is lost.",
@@ -150,38 +124,11 @@ membership_class!(
             with_item(item, |b| self.inner.count(b))
         }
 
-        /// The links (cuckoo filters) in the chain.
-        #[getter]
-        fn links(&self) -> u32 {
-            self.inner.links()
-        }
-
-        /// The items the chain's links are planned for together.
-        #[getter]
-        fn capacity(&self) -> u64 {
-            self.inner.capacity()
-        }
-
         /// α, the fingerprints held over the slots of every link.
         #[getter]
         fn load_factor(&self) -> f64 {
             self.inner.load_factor()
         }
 
-        /// The bound on the chain's false-positive rate over its links so far.
-        #[getter]
-        fn fpr_bound(&self) -> f64 {
-            self.inner.fpr_bound()
-        }
-
-        fn __repr__(&self) -> String {
-            format!(
-                "<amq.ExpandableCuckooFilter links={} capacity={} seed={} inserted={}>",
-                self.inner.links(),
-                self.inner.capacity(),
-                self.inner.seed(),
-                self.inner.inserted()
-            )
-        }
     }
 );

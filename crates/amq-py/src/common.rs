@@ -85,9 +85,44 @@ pub(crate) use filter_class;
 /// `add_many`, `info`, `union`, `|` and `|=`, then the class's own methods.
 /// `union: skip_self` makes `f.union(f)` a no-op (a Bloom filter or chain: OR-ing a table
 /// into itself changes nothing); `union: copy_self` unions a copy (a cuckoo filter or chain:
-/// every item is added again), and the union can raise `amq.FilterFullError`. The caller's
-/// module has `pyo3::prelude::*` in scope.
+/// every item is added again), and the union can raise `amq.FilterFullError`. `chain: "Name"`
+/// adds a chain's `links`, `capacity`, `fpr_bound` and `__repr__`. The caller's module has
+/// `pyo3::prelude::*` in scope.
 macro_rules! membership_class {
+    ($cls:ident, $from:path, union: $union:ident, chain: $name:literal, add: $add:literal,
+     { $($rest:tt)* }) => {
+        $crate::common::membership_class!($cls, $from, union: $union, add: $add, {
+            /// The links (filters of growing capacity) in the chain.
+            #[getter]
+            fn links(&self) -> u32 {
+                self.inner.links()
+            }
+
+            /// The items the chain's links are planned for together (``n·expansionⁱ`` summed
+            /// over the links).
+            #[getter]
+            fn capacity(&self) -> u64 {
+                self.inner.capacity()
+            }
+
+            /// The bound on the chain's false-positive rate over its links so far.
+            #[getter]
+            fn fpr_bound(&self) -> f64 {
+                self.inner.fpr_bound()
+            }
+
+            fn __repr__(&self) -> String {
+                format!(
+                    concat!("<amq.", $name, " links={} capacity={} seed={} inserted={}>"),
+                    self.inner.links(),
+                    self.inner.capacity(),
+                    self.inner.seed(),
+                    self.inner.inserted()
+                )
+            }
+            $($rest)*
+        });
+    };
     ($cls:ident, $from:path, union: skip_self, add: $add:literal, { $($rest:tt)* }) => {
         $crate::common::membership_class!(@methods $cls, $from, $add, {
             /// Adds every item of ``other`` (same shape and seed, else ``ValueError``), in
