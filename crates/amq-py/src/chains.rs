@@ -129,6 +129,5 @@ membership_class!(
         fn load_factor(&self) -> f64 {
             self.inner.load_factor()
         }
-
     }
 );
