@@ -13,7 +13,12 @@
 //! * `ttl-cuckoo`: [`amq::ttl::TtlCuckooFilter::with_ttl`] for M live items (TTL 3,600, tick
 //!   60), every key inserted at t = 0 for an hour and queried at t = 60;
 //! * `sliding-window-cuckoo`: [`amq::rln::SlidingWindowCuckoo::with_fpr`] with epochs of M,
-//!   every key registered in epoch 0 and queried there.
+//!   every key registered in epoch 0 and queried there;
+//! * `sliding-window-bloom-neptune` (M = 10⁶ only): [`amq::window::SlidingWindowBloom`] with
+//!   Neptune's shape (W = 2²⁰, S = 2¹², B = 8, k = 45), key i inserted at position i, so that
+//!   all but the last 2,048 positions answer from archived chunks (a mutator set checking
+//!   removal records of old items); members are queried at their positions, non-members at
+//!   uniform positions in `[0, M)`.
 //!
 //! Benchmarks (group `batch/<kind>/<M>`): `contains/hit` queries every member once in a shuffled
 //! order, `contains/miss` M non-members, one `contains` at a time; `contains_batch/hit` and
@@ -23,8 +28,10 @@
 
 use amq::Filter;
 use amq_bench::workload::{members, non_members, shuffled, u64_key};
+use criterion::measurement::WallTime;
 use criterion::{
-    criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
+    criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion, SamplingMode,
+    Throughput,
 };
 use std::hint::black_box;
 use std::time::Duration;
@@ -33,6 +40,30 @@ use std::time::Duration;
 const SIZES: [u64; 2] = [4_000_000, 10_000_000];
 /// ε of every filter.
 const FPR: f64 = 0.01;
+
+/// Prints a filter's size, bits per key and measured ε (`fp` of `m` non-members), and opens
+/// its benchmark group.
+fn open<'a>(
+    c: &'a mut Criterion,
+    m: u64,
+    kind: &str,
+    size_bytes: u64,
+    fp: usize,
+) -> BenchmarkGroup<'a, WallTime> {
+    eprintln!(
+        "{kind} ({m} keys): {:.1} MiB, {:.2} bits/key, measured fpr {:.4}% over {m} non-members",
+        size_bytes as f64 / (1 << 20) as f64,
+        size_bytes as f64 * 8.0 / m as f64,
+        100.0 * fp as f64 / m as f64
+    );
+    let mut g = c.benchmark_group(format!("batch/{kind}/{m}"));
+    g.sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .throughput(Throughput::Elements(m))
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    g
+}
 
 /// The single and batched queries of one filter, over members and non-members.
 fn group(
@@ -47,18 +78,7 @@ fn group(
     let hits = shuffled(&keys, 0x5eed);
     let misses = non_members(m, m, u64_key);
     let fp = misses.iter().filter(|k| single(k)).count();
-    eprintln!(
-        "{kind} ({m} keys): {:.1} MiB, {:.2} bits/key, measured fpr {:.4}% over {m} non-members",
-        size_bytes as f64 / (1 << 20) as f64,
-        size_bytes as f64 * 8.0 / m as f64,
-        100.0 * fp as f64 / m as f64
-    );
-    let mut g = c.benchmark_group(format!("batch/{kind}/{m}"));
-    g.sample_size(10)
-        .sampling_mode(SamplingMode::Flat)
-        .throughput(Throughput::Elements(m))
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(3));
+    let mut g = open(c, m, kind, size_bytes, fp);
     for (what, queries) in [("hit", &hits), ("miss", &misses)] {
         let refs: Vec<&u64> = queries.iter().collect();
         let mut out = vec![false; refs.len()];
@@ -95,9 +115,53 @@ fn group_of<F: Filter<u64>>(c: &mut Criterion, m: u64, kind: &str, size_bytes: u
 }
 
 fn bench(c: &mut Criterion) {
+    sliding_window_bloom(c, 1_000_000);
     for m in SIZES {
         bench_size(c, m);
     }
+}
+
+/// The sliding-window Bloom filter with Neptune's shape, `m` keys at positions `0..m`: single
+/// and batched queries of members at their positions and of non-members at uniform positions.
+fn sliding_window_bloom(c: &mut Criterion, m: u64) {
+    let mut f =
+        amq::window::SlidingWindowBloom::new(amq::window::WindowParams::NEPTUNE, 0).unwrap();
+    let keys = members(m, u64_key);
+    for k in &keys {
+        f.insert(k).unwrap();
+    }
+    let hits = shuffled(&keys.iter().copied().zip(0..m).collect::<Vec<_>>(), 0x5eed);
+    let misses: Vec<(u64, u64)> = non_members(m, m, u64_key)
+        .into_iter()
+        .zip(non_members(2 * m, m, u64_key))
+        .map(|(k, r)| (k, amq::hash::reduce(r, m)))
+        .collect();
+    let fp = misses.iter().filter(|(k, l)| f.contains(k, *l)).count();
+    let kind = "sliding-window-bloom-neptune";
+    let mut g = open(c, m, kind, f.size_bytes(), fp);
+    for (what, queries) in [("hit", &hits), ("miss", &misses)] {
+        let items: Vec<&u64> = queries.iter().map(|(k, _)| k).collect();
+        let positions: Vec<u64> = queries.iter().map(|&(_, l)| l).collect();
+        let mut out = vec![false; items.len()];
+        g.bench_function(BenchmarkId::new("contains", what), |b| {
+            b.iter(|| {
+                black_box(queries)
+                    .iter()
+                    .filter(|(k, l)| f.contains(k, *l))
+                    .count()
+            })
+        });
+        g.bench_function(BenchmarkId::new("contains_batch", what), |b| {
+            b.iter(|| {
+                f.contains_batch(black_box(&items), &positions, &mut out);
+                out.iter().filter(|&&x| x).count()
+            })
+        });
+        let expect: Vec<bool> = queries.iter().map(|(k, l)| f.contains(k, *l)).collect();
+        f.contains_batch(&items, &positions, &mut out);
+        assert_eq!(out, expect, "{kind} {what}");
+    }
+    g.finish();
 }
 
 fn bench_size(c: &mut Criterion, m: u64) {

@@ -99,6 +99,32 @@ fn dense_is_smaller(count: u64, chunk_bits: u64) -> bool {
     count.saturating_mul(32) >= chunk_bits
 }
 
+/// Where the window indices of one query or insert at window start t land, worked out once so
+/// that each index costs a compare and an add (no division):
+/// * `idx < archived`: chunk t + idx/S left the window (it is archived, or was never set);
+/// * `archived ≤ idx < past`: the active window, at ring bit (`ring_base` + idx) mod W, since
+///   chunk t + q lives in ring slot (t + q) mod W/S and W = (W/S)·S;
+/// * `idx ≥ past`: past the active window's end, where nothing was ever set.
+#[derive(Debug, Clone, Copy)]
+struct Placement {
+    t: u64,
+    archived: u64,
+    past: u64,
+    ring_base: u64,
+    /// The first archive entry at or after chunk t.
+    archive_from: usize,
+}
+
+/// ⌊x / S⌋ and x mod S, by a shift when S is a power of two (every published shape).
+#[inline(always)]
+fn chunk_split(x: u64, s: u64) -> (u64, u64) {
+    if s.is_power_of_two() {
+        (x >> s.trailing_zeros(), x & (s - 1))
+    } else {
+        (x / s, x % s)
+    }
+}
+
 /// The sliding-window Bloom filter of mutator sets.
 ///
 /// The item at position L has window offset ⌊L/B⌋·S: its k indices are hashed from the item,
@@ -225,9 +251,88 @@ impl SlidingWindowBloom {
         Ok(t)
     }
 
+    /// Where the indices of window start `t` land, for the window as it is now.
+    #[inline]
+    fn placement(&self, t: u64) -> Placement {
+        let p = self.params;
+        let (chunks, w) = (p.chunks(), p.window_bits);
+        // chunks t .. t + archived/S are before the window start, chunks from t + past/S on
+        // are past its end; both bounds clamp to [0, W]
+        let archived = match self.batch.checked_sub(t) {
+            Some(d) if d < chunks => d * p.chunk_bits,
+            Some(_) => w,
+            None => 0,
+        };
+        let past = match (self.batch + chunks).checked_sub(t) {
+            Some(d) if d < chunks => d * p.chunk_bits,
+            Some(_) => w,
+            None => 0,
+        };
+        let archive_from = if archived == 0 {
+            self.archive.len()
+        } else {
+            self.archive_index(t)
+        };
+        Placement {
+            t,
+            archived,
+            past,
+            ring_base: (t % chunks) * p.chunk_bits,
+            archive_from,
+        }
+    }
+
+    /// The first archive entry at or after chunk `t`. Entry j holds a chunk at least
+    /// `first + j` (sorted, distinct), so it is entry `t − first` when no chunk before `t` was
+    /// skipped as empty, as in any filter that received an item every few positions: one
+    /// compare instead of a binary search over the whole archive.
+    #[inline]
+    fn archive_index(&self, t: u64) -> usize {
+        let Some(first) = self.archive.first().map(|a| a.chunk) else {
+            return 0;
+        };
+        let guess = usize::try_from(t.saturating_sub(first)).unwrap_or(usize::MAX);
+        match self.archive.get(guess) {
+            Some(a) if a.chunk == t => guess,
+            _ => {
+                let end = guess.min(self.archive.len());
+                self.archive[..end].partition_point(|a| a.chunk < t)
+            }
+        }
+    }
+
+    /// The ring bit of window index `idx` (in `[archived, past)` of `at`).
     #[inline(always)]
-    fn ring_bit(&self, chunk: u64, off: u64) -> u64 {
-        (chunk % self.params.chunks()) * self.params.chunk_bits + off
+    fn ring_bit(&self, at: &Placement, idx: u64) -> u64 {
+        let bit = at.ring_base + idx;
+        if bit >= self.params.window_bits {
+            bit - self.params.window_bits
+        } else {
+            bit
+        }
+    }
+
+    /// The archived chunk of window index `idx` (below `at.archived`) and the offset in it:
+    /// its entry in the archive, if it has one. Archived chunks are sorted and distinct, so
+    /// chunk t + q is entry `archive_from + q` when no chunk between was skipped (empty chunks
+    /// are not archived); otherwise it lies before that entry.
+    #[inline]
+    fn archived(&self, at: &Placement, idx: u64) -> (Option<&Archived>, u64) {
+        let (q, off) = chunk_split(idx, self.params.chunk_bits);
+        let chunk = at.t + q;
+        let guess = at.archive_from.saturating_add(q as usize);
+        let entry = match self.archive.get(guess) {
+            Some(a) if a.chunk == chunk => Some(a),
+            _ => {
+                let end = guess.min(self.archive.len());
+                let range = &self.archive[at.archive_from.min(end)..end];
+                range
+                    .binary_search_by_key(&chunk, |a| a.chunk)
+                    .ok()
+                    .map(|i| &range[i])
+            }
+        };
+        (entry, off)
     }
 
     /// Slides the window so that it starts at chunk `t`, archiving the chunks that leave it.
@@ -297,17 +402,19 @@ impl SlidingWindowBloom {
             self.next = next;
         }
         let p = self.params;
+        // an insert's chunks never pass the window's end: the window was slid to t or beyond
+        let at = self.placement(t);
+        debug_assert_eq!(at.past, p.window_bits);
         let mut new = false;
         for idx in window_indices(h, position, p.window_bits, p.k, self.seed) {
-            let chunk = t + idx / p.chunk_bits;
-            let off = idx % p.chunk_bits;
-            if chunk >= self.batch {
-                let bit = self.ring_bit(chunk, off);
+            if idx >= at.archived {
+                let bit = self.ring_bit(&at, idx);
                 let word = &mut self.ring[(bit >> 6) as usize];
                 new |= (*word >> (bit & 63)) & 1 == 0;
                 *word |= 1 << (bit & 63);
             } else {
-                new |= self.archive_set(chunk, off);
+                let (q, off) = chunk_split(idx, p.chunk_bits);
+                new |= self.archive_set(t + q, off);
             }
         }
         self.inserted = self.inserted.saturating_add(1);
@@ -354,19 +461,17 @@ impl SlidingWindowBloom {
             return false;
         };
         let p = self.params;
-        let end = self.batch + p.chunks();
+        let at = self.placement(t);
         for idx in window_indices(h, position, p.window_bits, p.k, self.seed) {
-            let chunk = t + idx / p.chunk_bits;
-            let off = idx % p.chunk_bits;
-            let set = if chunk >= end {
+            let set = if idx >= at.past {
                 false // past the active window: nothing was ever set there
-            } else if chunk >= self.batch {
-                let bit = self.ring_bit(chunk, off);
+            } else if idx >= at.archived {
+                let bit = self.ring_bit(&at, idx);
                 (self.ring[(bit >> 6) as usize] >> (bit & 63)) & 1 == 1
             } else {
-                match self.archive.binary_search_by_key(&chunk, |a| a.chunk) {
-                    Ok(i) => self.archive[i].get(off),
-                    Err(_) => false,
+                match self.archived(&at, idx) {
+                    (Some(a), off) => a.get(off),
+                    (None, _) => false,
                 }
             };
             if !set {
@@ -379,6 +484,36 @@ impl SlidingWindowBloom {
     /// "Maybe present" (`true`) or "definitely absent" (`false`) for `item` at `position`.
     pub fn contains<T: Item + ?Sized>(&self, item: &T, position: u64) -> bool {
         self.contains_hash(self.hash(item), position)
+    }
+
+    /// Batched [`contains_hash`](Self::contains_hash): `out[i]` answers `hashes[i]` at
+    /// `positions[i]`.
+    ///
+    /// # Panics
+    /// If the three slices differ in length.
+    pub fn contains_hash_batch(&self, hashes: &[u128], positions: &[u64], out: &mut [bool]) {
+        crate::filter::check_batch(hashes.len(), out.len());
+        crate::filter::check_batch(positions.len(), out.len());
+        for ((o, &h), &l) in out.iter_mut().zip(hashes).zip(positions) {
+            *o = self.contains_hash(h, l);
+        }
+    }
+
+    /// Batched [`contains`](Self::contains): `out[i]` answers `items[i]` at `positions[i]`.
+    ///
+    /// # Panics
+    /// If the three slices differ in length.
+    pub fn contains_batch<T: Item + ?Sized>(
+        &self,
+        items: &[&T],
+        positions: &[u64],
+        out: &mut [bool],
+    ) {
+        crate::filter::check_batch(items.len(), out.len());
+        crate::filter::check_batch(positions.len(), out.len());
+        for ((o, &item), &l) in out.iter_mut().zip(items).zip(positions) {
+            *o = self.contains(item, l);
+        }
     }
 
     /// The expected false-positive rate of a query at `position` now, if every position below

@@ -91,6 +91,26 @@ fn neptune_finds_old_items_in_the_archive() {
     assert_eq!(round, f);
 }
 
+/// The file of a Neptune filter after 20,000 in-order inserts and 500 late ones, pinned by
+/// its length and XXH3-64 (as written by ab5e246, before the division-free index mapping): a change to how indices
+/// map to ring slots or archived chunks changes the file, and old files would then answer
+/// wrongly.
+#[test]
+fn neptune_file_is_unchanged() {
+    let mut f = SlidingWindowBloom::new(WindowParams::NEPTUNE, 7).unwrap();
+    for i in 0..20_000u64 {
+        f.insert(&i).unwrap();
+    }
+    for i in 0..500u64 {
+        f.insert_at(&(i + 1_000_000), i * 37).unwrap();
+    }
+    let bytes = f.to_bytes();
+    assert_eq!(
+        (bytes.len(), xxhash_rust::xxh3::xxh3_64(&bytes)),
+        (1_427_936, 3_111_279_432_061_046_221)
+    );
+}
+
 #[test]
 fn late_inserts_reach_archived_chunks() {
     let mut f = SlidingWindowBloom::new(SMALL, 3).unwrap();
@@ -173,6 +193,54 @@ proptest! {
             prop_assert!(g.contains(&item, l));
         }
         prop_assert_eq!(&g, &f);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// The filter is the paper's unbounded bit array, exactly: item h at position L sets bits
+    /// ⌊L/B⌋·S + idx for its k window indices idx, and a query answers whether all k of its
+    /// bits are set. A set of absolute bit numbers is that array; every query (members,
+    /// non-members, past and future positions) must give the same answer, wherever its bits
+    /// fall: the ring (wrapped or not), the archive (dense or sparse, present or skipped), or
+    /// past the window's end.
+    #[test]
+    fn queries_equal_the_unbounded_bit_array(
+        chunk_words in 1u64..4,
+        chunks in 1u64..7,
+        batch in 1u64..5,
+        k in 1u32..8,
+        seed in any::<u64>(),
+        ops in prop::collection::vec((0u8..8, 0u16..40, 0u64..300), 1..300),
+        queries in prop::collection::vec((0u16..80, 0u64..400), 1..200),
+    ) {
+        let params = WindowParams { window_bits: chunk_words * 64 * chunks, chunk_bits: chunk_words * 64, batch, k };
+        let mut f = SlidingWindowBloom::new(params, seed).unwrap();
+        let mut bits: HashSet<u64> = HashSet::new();
+        let absolute = |f: &SlidingWindowBloom, item: u16, l: u64| -> Vec<u64> {
+            let start = l / batch * params.chunk_bits;
+            window_indices(f.hash(&item), l, params.window_bits, k, seed).map(|i| start + i).collect()
+        };
+        for (op, item, arg) in ops {
+            let l = match op {
+                0..=4 => f.next_position(),
+                5 => arg.min(f.next_position()), // the past
+                6 => f.next_position() + arg * 5, // a jump ahead
+                _ => f.next_position() + (arg & 1), // the next or a skipped position
+            };
+            f.insert_at(&item, l).unwrap();
+            bits.extend(absolute(&f, item, l));
+            // a query between inserts, so that queries also meet a ring mid-slide
+            let q = (item.wrapping_add(7), arg % (f.next_position() + 9));
+            let want = absolute(&f, q.0, q.1).iter().all(|b| bits.contains(b));
+            prop_assert_eq!(f.contains(&q.0, q.1), want);
+        }
+        for (item, l) in queries {
+            let l = l % (f.next_position() + 2 * params.chunks() * batch); // past, now, future
+            let want = absolute(&f, item, l).iter().all(|b| bits.contains(b));
+            prop_assert_eq!(f.contains(&item, l), want, "item {} at {}", item, l);
+        }
     }
 }
 
