@@ -12,7 +12,7 @@
 //! (`AnonHugePages` of /proc/self/smaps_rollup): 0 where THP is off.
 //!
 //! * `floor`: the `independent` reads (on the allocator's pages) at the table sizes of the
-//!   filters in BENCHMARKS.md (1.25, 12, 16 and 24 MiB): the floor a query of a filter that size
+//!   filters in BENCHMARKS.md (1.25, 12, 16, 24 and 64 MiB): the floor a query of a filter that size
 //!   cannot beat, one random cache-line load, to state each filter's time as a multiple of it.
 //!
 //! Run: `cargo bench -p amq-bench --bench pages` (`-- floor` for the floor alone).
@@ -97,6 +97,7 @@ fn floor(c: &mut Criterion) {
         ("12MiB", 12 << 20),
         ("16MiB", 16 << 20),
         ("24MiB", 24 << 20),
+        ("64MiB", 64 << 20),
     ] {
         let words = bytes / 8;
         let table: Vec<u64> = (0..words as u64).collect();

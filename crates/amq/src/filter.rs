@@ -177,6 +177,39 @@ pub(crate) fn pipelined<P: Copy + Default, const A: usize>(
     }
 }
 
+/// [`pipelined`] in two stages, for layouts where a query reads a line whose address is in
+/// another line (an index entry, then the data it points to): `fetch(j)` starts query j `A`
+/// queries ahead (prefetching the first lines), `refetch(&p)` runs `A/2` queries ahead, when
+/// those lines have arrived, and prefetches the second ones; `test` answers.
+#[inline(always)]
+pub(crate) fn pipelined2<P: Copy + Default, const A: usize>(
+    out: &mut [bool],
+    fetch: impl Fn(usize) -> P,
+    refetch: impl Fn(&P),
+    test: impl Fn(P) -> bool,
+) {
+    let n = out.len();
+    let half = A / 2;
+    let mut ring = [P::default(); A];
+    for (j, slot) in ring.iter_mut().enumerate().take(n) {
+        *slot = fetch(j);
+    }
+    for slot in ring.iter().take(half.min(n)) {
+        refetch(slot);
+    }
+    for (i, o) in out.iter_mut().enumerate() {
+        if i + half < n {
+            refetch(&ring[(i + half) % A]);
+        }
+        let slot = &mut ring[i % A];
+        let p = *slot;
+        if i + A < n {
+            *slot = fetch(i + A);
+        }
+        *o = test(p);
+    }
+}
+
 /// How many hashes a chain's batched query holds at a time.
 pub(crate) const CHAIN_CHUNK: usize = 256;
 

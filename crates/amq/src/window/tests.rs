@@ -236,11 +236,22 @@ proptest! {
             let want = absolute(&f, q.0, q.1).iter().all(|b| bits.contains(b));
             prop_assert_eq!(f.contains(&q.0, q.1), want);
         }
-        for (item, l) in queries {
-            let l = l % (f.next_position() + 2 * params.chunks() * batch); // past, now, future
+        let mut answers = Vec::new();
+        let queries: Vec<(u16, u64)> = queries
+            .into_iter()
+            .map(|(item, l)| (item, l % (f.next_position() + 2 * params.chunks() * batch))) // past, now, future
+            .collect();
+        for &(item, l) in &queries {
             let want = absolute(&f, item, l).iter().all(|b| bits.contains(b));
             prop_assert_eq!(f.contains(&item, l), want, "item {} at {}", item, l);
+            answers.push(want);
         }
+        // the batch (prefetching, in two stages) answers the same
+        let items: Vec<&u16> = queries.iter().map(|(item, _)| item).collect();
+        let positions: Vec<u64> = queries.iter().map(|&(_, l)| l).collect();
+        let mut out = vec![false; queries.len()];
+        f.contains_batch(&items, &positions, &mut out);
+        prop_assert_eq!(out, answers);
     }
 }
 
