@@ -109,7 +109,8 @@ filter_class!(PyWindow, amq::SlidingWindowBloom::from_bytes, same, {
     }
 
     /// ``[f.contains(item, p) for item, p in zip(items, positions)]``; ``positions`` is one
-    /// int for every item, or a sequence as long as ``items``. GIL released.
+    /// int for every item, or a sequence as long as ``items``. GIL released; the queries run
+    /// as one prefetching batch.
     fn contains_many<'py>(
         &self,
         py: Python<'py>,
@@ -130,14 +131,11 @@ filter_class!(PyWindow, amq::SlidingWindowBloom::from_bytes, same, {
             )));
         }
         let inner = &self.inner;
-        let mut out = Vec::new();
+        let mut out = vec![false; items.len()];
         py.detach(|| {
-            let mut i = 0;
-            items.map_into(&mut out, |b| {
-                let hit = inner.contains(b, positions[i]);
-                i += 1;
-                hit
-            })
+            let mut hashes = Vec::with_capacity(items.len());
+            items.map_into(&mut hashes, |b| inner.hash(b));
+            inner.contains_hash_batch(&hashes, &positions, &mut out);
         });
         PyList::new(py, out)
     }

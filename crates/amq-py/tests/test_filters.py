@@ -201,6 +201,13 @@ def test_sliding_window_positions():
     with pytest.raises(ValueError, match="2 items but 3 positions"):
         f.contains_many(["a", "b"], [1, 2, 3])
     assert f.info()["kind"] == "sliding-window-bloom"
+    # the batch answers as single queries do: members at their positions (archived or in the
+    # window), the same items at other positions, non-members
+    items = [0, 1, 4999, "utxo-1", "late", "absent"] + list(range(0, 5000, 7))
+    positions = [1, 2, 5000, 0, 9000, 5] + [(i * 31) % 9001 for i in range(0, 5000, 7)]
+    want = [f.contains(i, p) for i, p in zip(items, positions)]
+    assert f.contains_many(items, positions) == want
+    assert want[:6] == [True, True, True, True, True, False]
 
 
 def test_aging_forgets_by_count_and_by_time():
