@@ -16,6 +16,7 @@ mod filters;
 mod items;
 mod negative;
 mod parquet;
+mod ttl;
 mod window;
 
 use amq::math::Spec;
@@ -27,6 +28,7 @@ use filters::{PyBlocked, PyBloom, PyCuckoo, PySplitBlock};
 use negative::PyNegative;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
+use ttl::PyTtl;
 use window::{PyAging, PyWindow};
 
 /// A filter of any kind as its Python class.
@@ -39,6 +41,7 @@ fn wrap(py: Python<'_>, f: AnyFilter) -> PyResult<Bound<'_, PyAny>> {
         AnyFilter::SlidingWindowBloom(f) => Bound::new(py, PyWindow::wrap(f))?.into_any(),
         AnyFilter::AgingBloom(f) => Bound::new(py, PyAging::wrap(f))?.into_any(),
         AnyFilter::NegativeCache(f) => Bound::new(py, PyNegative::wrap(f))?.into_any(),
+        AnyFilter::TtlCuckoo(f) => Bound::new(py, PyTtl::wrap(f))?.into_any(),
         AnyFilter::ScalableBloom(f) => Bound::new(py, PyScalable::wrap(f))?.into_any(),
         AnyFilter::ExpandableCuckoo(f) => Bound::new(py, PyExpandable::wrap(f))?.into_any(),
         other => {
@@ -52,8 +55,8 @@ fn wrap(py: Python<'_>, f: AnyFilter) -> PyResult<Bound<'_, PyAny>> {
 
 /// Reads an ``.amq`` file of any kind (``bytes``) and returns the filter as its class:
 /// ``BloomFilter``, ``BlockedBloomFilter``, ``SplitBlockBloomFilter``, ``CuckooFilter``,
-/// ``ScalableBloomFilter``, ``ExpandableCuckooFilter``, ``SlidingWindowBloom``, ``AgingBloom``
-/// or ``NegativeCache``. Raises ``ValueError`` for
+/// ``ScalableBloomFilter``, ``ExpandableCuckooFilter``, ``SlidingWindowBloom``, ``AgingBloom``,
+/// ``TtlCuckooFilter`` or ``NegativeCache``. Raises ``ValueError`` for
 /// bytes that are not an ``.amq`` file (wrong magic, version or checksum, truncated,
 /// corrupt) or of a kind without a class here; never crashes, whatever the bytes.
 #[pyfunction]
@@ -161,6 +164,7 @@ fn _amq(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyWindow>()?;
     m.add_class::<PyAging>()?;
     m.add_class::<PyNegative>()?;
+    m.add_class::<PyTtl>()?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(plan, m)?)?;
     m.add_function(wrap_pyfunction!(new, m)?)?;

@@ -210,6 +210,33 @@ def test_sliding_window_positions():
     assert want[:6] == [True, True, True, True, True, False]
 
 
+def test_ttl_filter_expires_removes_and_says_when_full():
+    f = amq.TtlCuckooFilter(1000, 0.01, 60, max_ttl=3600)
+    assert (f.tick, f.default_ttl) == (60, 3600) and f.max_ttl >= 3600
+    t0 = 1_700_000_000
+    assert f.add("short", ttl=120, now=t0) and f.add("long", now=t0)
+    assert not f.add("long", ttl=60, now=t0)  # live already: keeps the later expiry
+    assert f.contains("short", now=t0 + 59) and not f.contains("short", now=t0 + 120)
+    assert f.contains("long", now=t0 + 3500) and f.live(now=t0 + 3500) == 1
+    assert f.remove("long", now=t0) and not f.contains("long", now=t0)
+    assert not f.remove("long", now=t0)
+    with pytest.raises(ValueError, match="ttl"):
+        f.add("x", ttl=f.max_ttl + 60, now=t0)
+    assert "buckets=" in repr(f) and f.info(now=t0)["kind"] == "ttl-cuckoo"
+    import pickle, copy
+    assert pickle.loads(pickle.dumps(f)) == f and copy.copy(f) == f
+    # a full table says so and keeps what it held
+    small = amq.TtlCuckooFilter(8, 0.1, 60, max_ttl=600)
+    with pytest.raises(amq.FilterFullError, match="added before it"):
+        small.add_many(range(10_000), now=t0)
+    held = [i for i in range(10_000) if small.contains(i, now=t0)]
+    assert len(held) >= small.buckets * 4 * 0.8
+    # once the entries expire, the room is there again
+    small.expire(now=t0 + 601)
+    assert small.live(now=t0 + 601) == 0
+    small.add_many(range(small.buckets * 2), now=t0 + 601)
+
+
 def test_aging_forgets_by_count_and_by_time():
     f = amq.AgingBloom.with_window(100, 4, 0.01)
     f.add_many(range(100))

@@ -95,12 +95,29 @@ def test_sliding_window_finds_items_at_their_positions(items, seed):
     assert amq.load(f.to_bytes()).to_bytes() == f.to_bytes()
 
 
+@given(st.lists(st.binary(max_size=16), max_size=200), st.integers(1, 600), SEED)
+def test_ttl_filter_keeps_items_until_their_ttl(items, ttl, seed):
+    """No false negatives while an item's TTL runs (less one tick); every item gone once it
+    has passed, bar false positives; the batch answers as single queries do."""
+    f = amq.TtlCuckooFilter(max(len(items), 1), 0.001, 10, max_ttl=600, seed=seed)
+    t0 = 1_700_000_000
+    f.add_many(items, ttl=ttl, now=t0)
+    for now in (t0, t0 + max(ttl - 10, 0) - 1):
+        assert all(f.contains_many(items, now=now)) if ttl > 10 else True
+        assert f.contains_many(items, now=now) == [f.contains(i, now=now) for i in items]
+    gone = f.contains_many(items, now=t0 + ttl)
+    assert sum(gone) <= 3 + len(items) // 20  # ε = 0.1%: false positives only
+    assert f.live(now=t0 + ttl) == 0
+    assert amq.load(f.to_bytes()).to_bytes() == f.to_bytes()
+
+
 @given(st.binary(max_size=2000))
 def test_decoders_never_crash(data):
     """Arbitrary bytes: a Python exception or a value, never a crash."""
     for read in (amq.load, amq.BloomFilter.from_bytes, amq.CuckooFilter.from_bytes,
                  amq.NegativeCache.from_bytes, amq.SlidingWindowBloom.from_bytes,
-                 amq.AgingBloom.from_bytes, amq.btc.Bip37Filter.from_filterload,
+                 amq.AgingBloom.from_bytes, amq.TtlCuckooFilter.from_bytes,
+                 amq.btc.Bip37Filter.from_filterload,
                  amq.eth.LogsBloom, lambda d: amq.btc.BlockFilter(bytes(32), d),
                  lambda d: amq.algorand.AlgorandBloom.from_box(d),
                  amq.cashu.StateBlock.from_bytes):

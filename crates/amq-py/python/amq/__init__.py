@@ -15,6 +15,7 @@ Filters (each with ``add``, ``in``, ``add_many``, ``contains_many``, ``info()``,
   within a bound on the false-positive rate, for a set of unknown size.
 * ``SlidingWindowBloom``: items at positions, a window that slides (mutator sets).
 * ``AgingBloom``: "seen within the last window" of insertions or seconds.
+* ``TtlCuckooFilter``: a cuckoo filter whose every entry expires on its own (a TTL per add).
 * ``NegativeCache``: "definitely present" or "maybe absent".
 
 ``amq.load(data)`` reads any ``.amq`` file; ``amq.plan(...)`` sizes a filter;
@@ -46,6 +47,7 @@ from ._amq import (
     ScalableBloomFilter,
     SlidingWindowBloom,
     SplitBlockBloomFilter,
+    TtlCuckooFilter,
     __version__,
     load,
     new,
@@ -64,6 +66,7 @@ __all__ = [
     "ScalableBloomFilter",
     "SlidingWindowBloom",
     "SplitBlockBloomFilter",
+    "TtlCuckooFilter",
     "__version__",
     "algorand",
     "btc",

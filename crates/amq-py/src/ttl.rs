@@ -1,0 +1,250 @@
+//! `TtlCuckooFilter`: a cuckoo filter whose every entry expires on its own.
+
+use crate::common::{filter_class, same_bytes, ToBytes};
+use crate::convert::{new_filter, to_object};
+use crate::errors::{to_py_context, IntoPy};
+use crate::filters::contains_batch;
+use crate::items::{for_each_chunk, with_item};
+use crate::window::set_clock;
+use amq::clock::{Clock, ManualClock, SystemClock};
+use amq::math::Spec;
+use amq::ttl::TtlSpec;
+use amq::{AnyFilter, TtlCuckooFilter};
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+
+/// The TTL cuckoo filter: every slot holds a fingerprint and an expiry stamp, so each item
+/// is forgotten on its own, between ``ttl - tick`` and ``ttl`` seconds after it was added
+/// (an item added again gets the later expiry). It deletes (``remove``) and says when it is
+/// full (``amq.FilterFullError``; expired entries make room first).
+///
+/// ``TtlCuckooFilter(items, fpr, tick, max_ttl=None, stamp_bits=None)`` holds ``items`` live
+/// items at false-positive rate ``fpr``, as ``amq ttl new`` makes it. The methods that depend
+/// on the time take ``now`` (seconds since the Unix epoch; default: the system clock), as the
+/// command line's ``--now``; ``ttl`` defaults to the filter's default TTL (``max_ttl``).
+#[pyclass(module = "amq", name = "TtlCuckooFilter")]
+pub struct PyTtl {
+    pub inner: TtlCuckooFilter<ManualClock>,
+}
+
+impl ToBytes for TtlCuckooFilter<ManualClock> {
+    fn to_bytes(&self) -> Vec<u8> {
+        TtlCuckooFilter::to_bytes(self)
+    }
+}
+
+fn ttl_from_bytes(bytes: &[u8]) -> amq::Result<TtlCuckooFilter<ManualClock>> {
+    Ok(TtlCuckooFilter::from_bytes(bytes)?.with_clock(ManualClock::new(0)))
+}
+
+/// `now`, or the system clock's time.
+fn time(now: Option<u64>) -> u64 {
+    now.unwrap_or_else(|| SystemClock.now())
+}
+
+/// The filter as it answers at one time, for [`contains_batch!`].
+struct At<'a> {
+    filter: &'a TtlCuckooFilter<ManualClock>,
+    now: u64,
+}
+
+impl At<'_> {
+    fn hash(&self, item: &[u8]) -> u128 {
+        self.filter.hash(item)
+    }
+
+    fn contains_hash_batch(&self, hashes: &[u128], out: &mut [bool]) {
+        self.filter.contains_hash_batch(hashes, self.now, out);
+    }
+}
+
+impl PyTtl {
+    pub fn wrap(inner: TtlCuckooFilter<ManualClock>) -> Self {
+        PyTtl { inner }
+    }
+}
+
+filter_class!(PyTtl, ttl_from_bytes, same_bytes, {
+    /// For ``items`` live items at false-positive rate ``fpr``, expiry to within ``tick``
+    /// seconds, TTLs up to ``max_ttl`` seconds (also the default TTL) or ``tick * 2**(s-1)``
+    /// by ``stamp_bits`` s (1 to 16, default 4); else ``ValueError``.
+    #[new]
+    #[pyo3(signature = (items, fpr, tick, max_ttl = None, stamp_bits = None, seed = 0))]
+    fn new(
+        items: u64,
+        fpr: f64,
+        tick: u64,
+        max_ttl: Option<u64>,
+        stamp_bits: Option<u32>,
+        seed: u64,
+    ) -> PyResult<Self> {
+        let spec = Spec::TtlCuckoo(TtlSpec {
+            items,
+            fpr,
+            tick,
+            stamp_bits,
+            max_ttl,
+        });
+        match new_filter(&spec, seed)? {
+            AnyFilter::TtlCuckoo(f) => Ok(Self::wrap(f)),
+            _ => unreachable!("a TTL spec makes a TTL cuckoo filter"),
+        }
+    }
+
+    /// Adds an item at ``now`` to live ``ttl`` seconds. Returns True if a new entry was
+    /// stored, False if a live copy was there (it gets the later expiry) or the entry would
+    /// expire within the current tick. Raises ``ValueError`` for a ``ttl`` above
+    /// ``max_ttl``, ``amq.FilterFullError`` when both buckets and the stash hold live entries
+    /// (nothing changes).
+    #[pyo3(signature = (item, ttl = None, now = None))]
+    fn add(
+        &mut self,
+        item: &Bound<'_, PyAny>,
+        ttl: Option<u64>,
+        now: Option<u64>,
+    ) -> PyResult<bool> {
+        let ttl = ttl.unwrap_or(self.inner.default_ttl());
+        let now = time(now);
+        with_item(item, |b| self.inner.insert(b, now, ttl))?.py()
+    }
+
+    fn __contains__(&self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+        self.contains(item, None)
+    }
+
+    /// True if the item may be live at ``now``, False if it definitely is not.
+    #[pyo3(signature = (item, now = None))]
+    fn contains(&self, item: &Bound<'_, PyAny>, now: Option<u64>) -> PyResult<bool> {
+        let now = time(now);
+        with_item(item, |b| self.inner.contains(b, now))
+    }
+
+    /// Removes the item's live entry: True if there was one. An item with the same
+    /// fingerprint and buckets shares it and goes with it.
+    #[pyo3(signature = (item, now = None))]
+    fn remove(&mut self, item: &Bound<'_, PyAny>, now: Option<u64>) -> PyResult<bool> {
+        let now = time(now);
+        with_item(item, |b| self.inner.remove(b, now))
+    }
+
+    /// Adds every item in order, each to live ``ttl`` seconds from ``now`` (GIL released).
+    /// Stops at the first item the filter cannot take (``amq.FilterFullError``, saying how
+    /// many were added before it).
+    #[pyo3(signature = (items, ttl = None, now = None))]
+    fn add_many(
+        &mut self,
+        py: Python<'_>,
+        items: &Bound<'_, PyAny>,
+        ttl: Option<u64>,
+        now: Option<u64>,
+    ) -> PyResult<()> {
+        let ttl = ttl.unwrap_or(self.inner.default_ttl());
+        let now = time(now);
+        let inner = &mut self.inner;
+        let mut added = 0usize;
+        for_each_chunk(items, None, |chunk| {
+            let (done, result) =
+                py.detach(|| chunk.try_for_each(|b| inner.insert(b, now, ttl).map(|_| ())));
+            added += done;
+            result.map_err(|e| {
+                to_py_context(
+                    e,
+                    format_args!("({added} items of the batch were added before it)"),
+                )
+            })
+        })
+    }
+
+    /// ``[f.contains(item, now) for item in items]`` (GIL released; one batch that
+    /// prefetches the buckets of the items ahead).
+    #[pyo3(signature = (items, now = None))]
+    fn contains_many<'py>(
+        &self,
+        py: Python<'py>,
+        items: &Bound<'py, PyAny>,
+        now: Option<u64>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        contains_batch!(
+            py,
+            &At {
+                filter: &self.inner,
+                now: time(now)
+            },
+            items
+        )
+    }
+
+    /// Clears the entries expired at ``now`` (inserts do this when they need the room).
+    #[pyo3(signature = (now = None))]
+    fn expire(&mut self, now: Option<u64>) {
+        self.inner.expire(time(now));
+    }
+
+    /// Removes every entry.
+    fn clear(&mut self) {
+        self.inner.clear();
+    }
+
+    /// Entries live at ``now``.
+    #[pyo3(signature = (now = None))]
+    fn live(&self, now: Option<u64>) -> u64 {
+        self.inner.entries_at(time(now)).0
+    }
+
+    /// Shape, live and expired entries and the false-positive rate as of ``now``: the keys
+    /// of ``amq info --json``.
+    #[pyo3(signature = (now = None))]
+    fn info<'py>(&self, py: Python<'py>, now: Option<u64>) -> PyResult<Bound<'py, PyAny>> {
+        set_clock(self.inner.clock(), now);
+        to_object(py, &self.inner.info())
+    }
+
+    /// Buckets of four slots.
+    #[getter]
+    fn buckets(&self) -> u64 {
+        self.inner.buckets()
+    }
+
+    /// f, the fingerprint bits of a slot.
+    #[getter]
+    fn fingerprint_bits(&self) -> u32 {
+        self.inner.fingerprint_bits()
+    }
+
+    /// s, the expiry stamp bits of a slot.
+    #[getter]
+    fn stamp_bits(&self) -> u32 {
+        self.inner.stamp_bits()
+    }
+
+    /// The tick in seconds: the precision of expiry.
+    #[getter]
+    fn tick(&self) -> u64 {
+        self.inner.tick()
+    }
+
+    /// The longest TTL ``add`` takes, in seconds.
+    #[getter]
+    fn max_ttl(&self) -> u64 {
+        self.inner.max_ttl()
+    }
+
+    /// The TTL ``add`` uses when given none, in seconds.
+    #[getter]
+    fn default_ttl(&self) -> u64 {
+        self.inner.default_ttl()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<amq.TtlCuckooFilter buckets={} fingerprint_bits={} stamp_bits={} tick={} default_ttl={} seed={} inserted={}>",
+            self.inner.buckets(),
+            self.inner.fingerprint_bits(),
+            self.inner.stamp_bits(),
+            self.inner.tick(),
+            self.inner.default_ttl(),
+            self.inner.seed(),
+            self.inner.inserted()
+        )
+    }
+});
