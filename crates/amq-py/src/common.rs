@@ -231,3 +231,22 @@ pub trait ToBytes {
     /// The `.amq` bytes.
     fn to_bytes(&self) -> Vec<u8>;
 }
+
+/// For a kind that reads the time from a clock (`$kind<ManualClock>`, which Python sets to
+/// each call's `now`): its [`ToBytes`] and its decoder `$from`, which gives the decoded
+/// filter a manual clock.
+macro_rules! manual_clock_kind {
+    ($kind:ident, $from:ident) => {
+        impl $crate::common::ToBytes for $kind<amq::clock::ManualClock> {
+            fn to_bytes(&self) -> Vec<u8> {
+                $kind::to_bytes(self)
+            }
+        }
+
+        fn $from(bytes: &[u8]) -> amq::Result<$kind<amq::clock::ManualClock>> {
+            Ok($kind::from_bytes(bytes)?.with_clock(amq::clock::ManualClock::new(0)))
+        }
+    };
+}
+
+pub(crate) use manual_clock_kind;

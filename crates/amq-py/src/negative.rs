@@ -1,7 +1,7 @@
 //! `NegativeCache`: "definitely present" or "maybe absent", the other way round from a
 //! filter.
 
-use crate::common::{filter_class, same_bytes, ToBytes};
+use crate::common::{filter_class, manual_clock_kind, same_bytes};
 use crate::convert::{new_filter, to_object};
 use crate::errors::IntoPy;
 use crate::items::{for_each_chunk, with_item};
@@ -28,15 +28,7 @@ pub struct PyNegative {
     pub inner: NegativeCache<ManualClock>,
 }
 
-impl ToBytes for NegativeCache<ManualClock> {
-    fn to_bytes(&self) -> Vec<u8> {
-        NegativeCache::to_bytes(self)
-    }
-}
-
-fn negative_from_bytes(bytes: &[u8]) -> amq::Result<NegativeCache<ManualClock>> {
-    Ok(NegativeCache::from_bytes(bytes)?.with_clock(ManualClock::new(0)))
-}
+manual_clock_kind!(NegativeCache, negative_from_bytes);
 
 impl PyNegative {
     pub fn wrap(inner: NegativeCache<ManualClock>) -> Self {

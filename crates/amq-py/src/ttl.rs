@@ -1,6 +1,6 @@
 //! `TtlCuckooFilter`: a cuckoo filter whose every entry expires on its own.
 
-use crate::common::{filter_class, same_bytes, ToBytes};
+use crate::common::{filter_class, manual_clock_kind, same_bytes};
 use crate::convert::{new_filter, to_object};
 use crate::errors::{to_py_context, IntoPy};
 use crate::filters::contains_batch;
@@ -27,15 +27,7 @@ pub struct PyTtl {
     pub inner: TtlCuckooFilter<ManualClock>,
 }
 
-impl ToBytes for TtlCuckooFilter<ManualClock> {
-    fn to_bytes(&self) -> Vec<u8> {
-        TtlCuckooFilter::to_bytes(self)
-    }
-}
-
-fn ttl_from_bytes(bytes: &[u8]) -> amq::Result<TtlCuckooFilter<ManualClock>> {
-    Ok(TtlCuckooFilter::from_bytes(bytes)?.with_clock(ManualClock::new(0)))
-}
+manual_clock_kind!(TtlCuckooFilter, ttl_from_bytes);
 
 /// `now`, or the system clock's time.
 fn time(now: Option<u64>) -> u64 {

@@ -1,7 +1,7 @@
 //! The window kinds: `SlidingWindowBloom` (items at positions) and `AgingBloom` (items seen
 //! within the last window of insertions or seconds).
 
-use crate::common::{filter_class, same, same_bytes, ToBytes};
+use crate::common::{filter_class, manual_clock_kind, same, same_bytes};
 use crate::convert::{new_filter, to_object};
 use crate::errors::{to_py, to_py_context, IntoPy};
 use crate::filters::contains_batch;
@@ -183,15 +183,7 @@ pub struct PyAging {
     pub inner: AgingBloom<ManualClock>,
 }
 
-impl ToBytes for AgingBloom<ManualClock> {
-    fn to_bytes(&self) -> Vec<u8> {
-        AgingBloom::to_bytes(self)
-    }
-}
-
-fn aging_from_bytes(bytes: &[u8]) -> amq::Result<AgingBloom<ManualClock>> {
-    Ok(AgingBloom::from_bytes(bytes)?.with_clock(ManualClock::new(0)))
-}
+manual_clock_kind!(AgingBloom, aging_from_bytes);
 
 /// Sets a clock to `now`, or to the system clock's time.
 pub fn set_clock(clock: &ManualClock, now: Option<u64>) {
