@@ -162,19 +162,7 @@ pub(crate) fn pipelined<P: Copy + Default, const A: usize>(
     fetch: impl Fn(usize) -> P,
     test: impl Fn(P) -> bool,
 ) {
-    let n = out.len();
-    let mut ring = [P::default(); A];
-    for (j, slot) in ring.iter_mut().enumerate().take(n) {
-        *slot = fetch(j);
-    }
-    for (i, o) in out.iter_mut().enumerate() {
-        let slot = &mut ring[i % A];
-        let p = *slot;
-        if i + A < n {
-            *slot = fetch(i + A);
-        }
-        *o = test(p);
-    }
+    pipelined2::<P, A>(out, fetch, |_| {}, test);
 }
 
 /// [`pipelined`] in two stages, for layouts where a query reads a line whose address is in

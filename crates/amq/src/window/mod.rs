@@ -17,6 +17,8 @@ pub use aging::{AgingBloom, Rotation, MAX_GENERATIONS};
 pub(crate) use aging_plan::aging_shape;
 pub use params::{WindowParams, MAX_CHUNK_BITS, MAX_WINDOW_BITS, MAX_WINDOW_K};
 
+mod archive;
+mod batch;
 mod encoding;
 mod params;
 
@@ -24,97 +26,8 @@ use crate::error::{Error, Result};
 use crate::filter::Item;
 use crate::hash::{bloom_indices, hash128, window_hash, window_indices};
 use crate::wire::{self, Kind};
-use alloc::vec;
 use alloc::vec::Vec;
-
-/// The bits of one archived chunk, in whichever encoding is smaller.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum ChunkBits {
-    /// Sorted, distinct offsets in `[0, S)`: 32 bits per set bit.
-    Sparse(Vec<u32>),
-    /// S/64 words: S bits.
-    Dense(Vec<u64>),
-}
-
-/// A chunk that left the window.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Archived {
-    /// The absolute chunk number c (bits c·S .. (c + 1)·S).
-    chunk: u64,
-    bits: ChunkBits,
-}
-
-impl Archived {
-    fn count(&self) -> u64 {
-        match &self.bits {
-            ChunkBits::Sparse(v) => v.len() as u64,
-            ChunkBits::Dense(w) => w.iter().map(|x| u64::from(x.count_ones())).sum(),
-        }
-    }
-
-    /// Prefetches the word of bit `off` (a bitmap) or the middle of the offsets (sparse).
-    #[inline]
-    fn prefetch(&self, off: u64) {
-        match &self.bits {
-            ChunkBits::Sparse(v) => {
-                if let Some(x) = v.get(v.len() / 2) {
-                    crate::bits::prefetch(x);
-                }
-            }
-            ChunkBits::Dense(w) => {
-                if let Some(x) = w.get((off >> 6) as usize) {
-                    crate::bits::prefetch(x);
-                }
-            }
-        }
-    }
-
-    fn get(&self, off: u64) -> bool {
-        match &self.bits {
-            ChunkBits::Sparse(v) => v.binary_search(&(off as u32)).is_ok(),
-            ChunkBits::Dense(w) => (w[(off >> 6) as usize] >> (off & 63)) & 1 == 1,
-        }
-    }
-
-    /// Sets a bit; `true` if it was zero. Switches to the dense encoding once it is smaller.
-    fn set(&mut self, off: u64, chunk_bits: u64) -> bool {
-        match &mut self.bits {
-            ChunkBits::Sparse(v) => match v.binary_search(&(off as u32)) {
-                Ok(_) => false,
-                Err(at) => {
-                    v.insert(at, off as u32);
-                    if dense_is_smaller(v.len() as u64, chunk_bits) {
-                        let mut words = vec![0u64; (chunk_bits / 64) as usize];
-                        for &o in v.iter() {
-                            words[(o >> 6) as usize] |= 1 << (o & 63);
-                        }
-                        self.bits = ChunkBits::Dense(words);
-                    }
-                    true
-                }
-            },
-            ChunkBits::Dense(w) => {
-                let word = &mut w[(off >> 6) as usize];
-                let was_zero = (*word >> (off & 63)) & 1 == 0;
-                *word |= 1 << (off & 63);
-                was_zero
-            }
-        }
-    }
-
-    fn size_bytes(&self) -> u64 {
-        match &self.bits {
-            ChunkBits::Sparse(v) => 4 * v.len() as u64,
-            ChunkBits::Dense(w) => 8 * w.len() as u64,
-        }
-    }
-}
-
-/// The encoding rule: dense once 32 bits per set bit reach the S bits of a bitmap.
-#[inline]
-fn dense_is_smaller(count: u64, chunk_bits: u64) -> bool {
-    count.saturating_mul(32) >= chunk_bits
-}
+use archive::{dense_is_smaller, Archived, ChunkBits};
 
 /// Where the window indices of one query or insert at window start t land, worked out once so
 /// that each index costs a compare and an add (no division):
@@ -132,11 +45,15 @@ struct Placement {
     archive_from: usize,
 }
 
-/// A query of a batch on its way: located, and how many of its indices were prefetched.
-#[derive(Debug, Clone, Copy, Default)]
-struct Ahead {
-    query: Option<(u128, Placement)>,
-    reads: u32,
+/// Where one window index of a [`Placement`] lands.
+#[derive(Debug, Clone, Copy)]
+enum Site {
+    /// Past the active window's end: nothing was ever set there.
+    Past,
+    /// The active window, at this ring bit.
+    Ring(u64),
+    /// Chunk t + q, which left the window, at offset `off`.
+    Archived { q: u64, off: u64 },
 }
 
 /// ⌊x / S⌋ and x mod S, by a shift when S is a power of two (every published shape).
@@ -306,57 +223,36 @@ impl SlidingWindowBloom {
         }
     }
 
-    /// The first archive entry at or after chunk `t`. Entry j holds a chunk at least
-    /// `first + j` (sorted, distinct), so it is entry `t − first` when no chunk before `t` was
-    /// skipped as empty, as in any filter that received an item every few positions: one
-    /// compare instead of a binary search over the whole archive.
+    /// The first archive entry at or after chunk `t` ([`archive::first_from`] from the first
+    /// entry).
     #[inline]
     fn archive_index(&self, t: u64) -> usize {
-        let Some(first) = self.archive.first().map(|a| a.chunk) else {
-            return 0;
-        };
-        let guess = usize::try_from(t.saturating_sub(first)).unwrap_or(usize::MAX);
-        match self.archive.get(guess) {
-            Some(a) if a.chunk == t => guess,
-            _ => {
-                let end = guess.min(self.archive.len());
-                self.archive[..end].partition_point(|a| a.chunk < t)
-            }
+        match self.archive.first() {
+            Some(a) => archive::first_from(&self.archive, 0, t.saturating_sub(a.chunk), t),
+            None => 0,
         }
     }
 
-    /// The ring bit of window index `idx` (in `[archived, past)` of `at`).
+    /// Where window index `idx` of `at` lands: past the window, in the ring (at
+    /// (`ring_base` + idx) mod W), or in archived chunk t + idx/S.
     #[inline(always)]
-    fn ring_bit(&self, at: &Placement, idx: u64) -> u64 {
-        let bit = at.ring_base + idx;
-        if bit >= self.params.window_bits {
-            bit - self.params.window_bits
+    fn site(&self, at: &Placement, idx: u64) -> Site {
+        if idx >= at.past {
+            Site::Past
+        } else if idx >= at.archived {
+            let bit = at.ring_base + idx;
+            let w = self.params.window_bits;
+            Site::Ring(if bit >= w { bit - w } else { bit })
         } else {
-            bit
+            let (q, off) = chunk_split(idx, self.params.chunk_bits);
+            Site::Archived { q, off }
         }
     }
 
-    /// The archived chunk of window index `idx` (below `at.archived`) and the offset in it:
-    /// its entry in the archive, if it has one. Archived chunks are sorted and distinct, so
-    /// chunk t + q is entry `archive_from + q` when no chunk between was skipped (empty chunks
-    /// are not archived); otherwise it lies before that entry.
+    /// The archive entry of chunk t + q of `at`, if that chunk was archived.
     #[inline]
-    fn archived(&self, at: &Placement, idx: u64) -> (Option<&Archived>, u64) {
-        let (q, off) = chunk_split(idx, self.params.chunk_bits);
-        let chunk = at.t + q;
-        let guess = at.archive_from.saturating_add(q as usize);
-        let entry = match self.archive.get(guess) {
-            Some(a) if a.chunk == chunk => Some(a),
-            _ => {
-                let end = guess.min(self.archive.len());
-                let range = &self.archive[at.archive_from.min(end)..end];
-                range
-                    .binary_search_by_key(&chunk, |a| a.chunk)
-                    .ok()
-                    .map(|i| &range[i])
-            }
-        };
-        (entry, off)
+    fn archived(&self, at: &Placement, q: u64) -> Option<&Archived> {
+        archive::find(&self.archive, at.archive_from, q, at.t + q)
     }
 
     /// Slides the window so that it starts at chunk `t`, archiving the chunks that leave it.
@@ -431,14 +327,14 @@ impl SlidingWindowBloom {
         debug_assert_eq!(at.past, p.window_bits);
         let mut new = false;
         for idx in window_indices(h, position, p.window_bits, p.k, self.seed) {
-            if idx >= at.archived {
-                let bit = self.ring_bit(&at, idx);
-                let word = &mut self.ring[(bit >> 6) as usize];
-                new |= (*word >> (bit & 63)) & 1 == 0;
-                *word |= 1 << (bit & 63);
-            } else {
-                let (q, off) = chunk_split(idx, p.chunk_bits);
-                new |= self.archive_set(t + q, off);
+            match self.site(&at, idx) {
+                Site::Ring(bit) => {
+                    let word = &mut self.ring[(bit >> 6) as usize];
+                    new |= (*word >> (bit & 63)) & 1 == 0;
+                    *word |= 1 << (bit & 63);
+                }
+                Site::Archived { q, off } => new |= self.archive_set(t + q, off),
+                Site::Past => unreachable!("an insert's window is never past the active one"),
             }
         }
         self.inserted = self.inserted.saturating_add(1);
@@ -500,16 +396,10 @@ impl SlidingWindowBloom {
         };
         let p = self.params;
         for idx in bloom_indices(wh, p.window_bits, p.k) {
-            let set = if idx >= at.past {
-                false // past the active window: nothing was ever set there
-            } else if idx >= at.archived {
-                let bit = self.ring_bit(&at, idx);
-                (self.ring[(bit >> 6) as usize] >> (bit & 63)) & 1 == 1
-            } else {
-                match self.archived(&at, idx) {
-                    (Some(a), off) => a.get(off),
-                    (None, _) => false,
-                }
+            let set = match self.site(&at, idx) {
+                Site::Past => false,
+                Site::Ring(bit) => (self.ring[(bit >> 6) as usize] >> (bit & 63)) & 1 == 1,
+                Site::Archived { q, off } => self.archived(&at, q).is_some_and(|a| a.get(off)),
             };
             if !set {
                 return false;
@@ -521,90 +411,6 @@ impl SlidingWindowBloom {
     /// "Maybe present" (`true`) or "definitely absent" (`false`) for `item` at `position`.
     pub fn contains<T: Item + ?Sized>(&self, item: &T, position: u64) -> bool {
         self.contains_hash(self.hash(item), position)
-    }
-
-    /// Batched [`contains_hash`](Self::contains_hash): `out[i]` answers `hashes[i]` at
-    /// `positions[i]`.
-    ///
-    /// # Panics
-    /// If the three slices differ in length.
-    pub fn contains_hash_batch(&self, hashes: &[u128], positions: &[u64], out: &mut [bool]) {
-        crate::filter::check_batch(hashes.len(), out.len());
-        crate::filter::check_batch(positions.len(), out.len());
-        self.batch(|i| (hashes[i], positions[i]), out);
-    }
-
-    /// Answers `out.len()` queries, `query(i)` giving query i's item hash and position, in two
-    /// prefetch stages: query i + 8 is located and the archive entries (or ring words) of its
-    /// indices are prefetched; at i + 4 those entries have arrived and the words of the chunks
-    /// they point to are prefetched; then query i is tested.
-    ///
-    /// A member reads all k bits, a non-member usually stops at its first: prefetching k lines
-    /// for every non-member made a batch of them 2.7× slower than single queries (Neptune's
-    /// k = 45). So a running score of the recent answers (+1 a hit, −1 a miss, within ±8)
-    /// picks how far ahead to read: all k indices while members dominate, the first index
-    /// alone while non-members do.
-    #[inline(always)]
-    fn batch(&self, query: impl Fn(usize) -> (u128, u64), out: &mut [bool]) {
-        let p = self.params;
-        let score = core::cell::Cell::new(0i32);
-        let fetch = |i: usize| -> Ahead {
-            let (h, l) = query(i);
-            let Some((wh, at)) = self.locate(h, l) else {
-                return Ahead::default();
-            };
-            let reads = if score.get() >= 0 { p.k } else { 1 };
-            for idx in bloom_indices(wh, p.window_bits, reads) {
-                if idx >= at.past {
-                    continue; // past the window: nothing to read
-                }
-                if idx >= at.archived {
-                    let bit = self.ring_bit(&at, idx);
-                    crate::bits::prefetch(&self.ring[(bit >> 6) as usize]);
-                } else {
-                    let q = chunk_split(idx, p.chunk_bits).0 as usize;
-                    if let Some(a) = self.archive.get(at.archive_from.saturating_add(q)) {
-                        crate::bits::prefetch(a);
-                    }
-                }
-            }
-            Ahead {
-                query: Some((wh, at)),
-                reads,
-            }
-        };
-        let refetch = |ahead: &Ahead| {
-            if let Some((wh, at)) = ahead.query {
-                for idx in bloom_indices(wh, p.window_bits, ahead.reads) {
-                    if idx < at.archived {
-                        if let (Some(a), off) = self.archived(&at, idx) {
-                            a.prefetch(off);
-                        }
-                    }
-                }
-            }
-        };
-        let test = |ahead: Ahead| {
-            let hit = self.holds(ahead.query);
-            score.set((score.get() + if hit { 1 } else { -1 }).clamp(-8, 8));
-            hit
-        };
-        crate::filter::pipelined2::<_, 8>(out, fetch, refetch, test);
-    }
-
-    /// Batched [`contains`](Self::contains): `out[i]` answers `items[i]` at `positions[i]`.
-    ///
-    /// # Panics
-    /// If the three slices differ in length.
-    pub fn contains_batch<T: Item + ?Sized>(
-        &self,
-        items: &[&T],
-        positions: &[u64],
-        out: &mut [bool],
-    ) {
-        crate::filter::check_batch(items.len(), out.len());
-        crate::filter::check_batch(positions.len(), out.len());
-        self.batch(|i| (self.hash(items[i]), positions[i]), out);
     }
 
     /// The expected false-positive rate of a query at `position` now, if every position below
