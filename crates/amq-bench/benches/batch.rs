@@ -81,22 +81,43 @@ fn group(
     let mut g = open(c, m, kind, size_bytes, fp);
     for (what, queries) in [("hit", &hits), ("miss", &misses)] {
         let refs: Vec<&u64> = queries.iter().collect();
-        let mut out = vec![false; refs.len()];
-        g.bench_function(BenchmarkId::new("contains", what), |b| {
-            b.iter(|| black_box(queries).iter().filter(|k| single(k)).count())
-        });
-        g.bench_function(BenchmarkId::new("contains_batch", what), |b| {
-            b.iter(|| {
-                batch(black_box(&refs), &mut out);
-                out.iter().filter(|&&x| x).count()
-            })
-        });
-        // the batch answers as the single queries do
         let expect: Vec<bool> = queries.iter().map(single).collect();
-        batch(&refs, &mut out);
-        assert_eq!(out, expect, "{kind} {what}");
+        pair(
+            &mut g,
+            kind,
+            what,
+            queries,
+            single,
+            |out| batch(&refs, out),
+            &expect,
+        );
     }
     g.finish();
+}
+
+/// The two benchmarks of one query set: one `single` query per element, then `batch` into
+/// the answers; and a check that the batch answers as the single queries did (`expect`).
+fn pair<Q>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    kind: &str,
+    what: &str,
+    queries: &[Q],
+    single: impl Fn(&Q) -> bool,
+    batch: impl Fn(&mut [bool]),
+    expect: &[bool],
+) {
+    let mut out = vec![false; queries.len()];
+    g.bench_function(BenchmarkId::new("contains", what), |b| {
+        b.iter(|| black_box(queries).iter().filter(|q| single(q)).count())
+    });
+    g.bench_function(BenchmarkId::new("contains_batch", what), |b| {
+        b.iter(|| {
+            batch(black_box(&mut out));
+            out.iter().filter(|&&x| x).count()
+        })
+    });
+    batch(&mut out);
+    assert_eq!(out, expect, "{kind} {what}");
 }
 
 /// `f` with every key inserted.
@@ -142,24 +163,10 @@ fn sliding_window_bloom(c: &mut Criterion, m: u64) {
     for (what, queries) in [("hit", &hits), ("miss", &misses)] {
         let items: Vec<&u64> = queries.iter().map(|(k, _)| k).collect();
         let positions: Vec<u64> = queries.iter().map(|&(_, l)| l).collect();
-        let mut out = vec![false; items.len()];
-        g.bench_function(BenchmarkId::new("contains", what), |b| {
-            b.iter(|| {
-                black_box(queries)
-                    .iter()
-                    .filter(|(k, l)| f.contains(k, *l))
-                    .count()
-            })
-        });
-        g.bench_function(BenchmarkId::new("contains_batch", what), |b| {
-            b.iter(|| {
-                f.contains_batch(black_box(&items), &positions, &mut out);
-                out.iter().filter(|&&x| x).count()
-            })
-        });
-        let expect: Vec<bool> = queries.iter().map(|(k, l)| f.contains(k, *l)).collect();
-        f.contains_batch(&items, &positions, &mut out);
-        assert_eq!(out, expect, "{kind} {what}");
+        let single = |&(k, l): &(u64, u64)| f.contains(&k, l);
+        let expect: Vec<bool> = queries.iter().map(single).collect();
+        let batch = |out: &mut [bool]| f.contains_batch(&items, &positions, out);
+        pair(&mut g, kind, what, queries, single, batch, &expect);
     }
     g.finish();
 }
