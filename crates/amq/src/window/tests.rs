@@ -141,6 +141,15 @@ fn positions_past_the_end_are_refused_not_panicked() {
     assert!(f.insert("y").is_err());
 }
 
+prop_compose! {
+    /// A small shape: 1 to 6 chunks of 64 to 192 bits, B from 1 to 4, k from 1 to 7, so that
+    /// a few hundred inserts slide the window many times and fill it.
+    fn small_shape()(chunk_words in 1u64..4, chunks in 1u64..7, batch in 1u64..5, k in 1u32..8)
+        -> WindowParams {
+        WindowParams { window_bits: chunk_words * 64 * chunks, chunk_bits: chunk_words * 64, batch, k }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -149,14 +158,10 @@ proptest! {
     /// the past, and jumps ahead; and the filter round-trips through its bytes.
     #[test]
     fn no_false_negatives_against_a_hashset(
-        chunk_words in 1u64..3,
-        chunks in 1u64..6,
-        batch in 1u64..5,
-        k in 1u32..8,
+        params in small_shape(),
         seed in any::<u64>(),
         ops in prop::collection::vec((0u8..8, 0u16..50, 0u64..200), 1..300),
     ) {
-        let params = WindowParams { window_bits: chunk_words * 64 * chunks, chunk_bits: chunk_words * 64, batch, k };
         let mut f = SlidingWindowBloom::new(params, seed).unwrap();
         let mut model: HashSet<(u16, u64)> = HashSet::new();
         for (op, item, arg) in ops {
@@ -194,10 +199,6 @@ proptest! {
         }
         prop_assert_eq!(&g, &f);
     }
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
 
     /// The filter is the paper's unbounded bit array, exactly: item h at position L sets bits
     /// ⌊L/B⌋·S + idx for its k window indices idx, and a query answers whether all k of its
@@ -207,15 +208,12 @@ proptest! {
     /// past the window's end.
     #[test]
     fn queries_equal_the_unbounded_bit_array(
-        chunk_words in 1u64..4,
-        chunks in 1u64..7,
-        batch in 1u64..5,
-        k in 1u32..8,
+        params in small_shape(),
         seed in any::<u64>(),
         ops in prop::collection::vec((0u8..8, 0u16..40, 0u64..300), 1..300),
         queries in prop::collection::vec((0u16..80, 0u64..400), 1..200),
     ) {
-        let params = WindowParams { window_bits: chunk_words * 64 * chunks, chunk_bits: chunk_words * 64, batch, k };
+        let WindowParams { batch, k, .. } = params;
         let mut f = SlidingWindowBloom::new(params, seed).unwrap();
         let mut bits: HashSet<u64> = HashSet::new();
         let absolute = |f: &SlidingWindowBloom, item: u16, l: u64| -> Vec<u64> {
