@@ -16,6 +16,7 @@ mod filters;
 mod items;
 mod negative;
 mod parquet;
+mod rln;
 mod ttl;
 mod window;
 
@@ -28,6 +29,7 @@ use filters::{PyBlocked, PyBloom, PyCuckoo, PySplitBlock};
 use negative::PyNegative;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
+use rln::PyRln;
 use ttl::PyTtl;
 use window::{PyAging, PyWindow};
 
@@ -44,6 +46,7 @@ fn wrap(py: Python<'_>, f: AnyFilter) -> PyResult<Bound<'_, PyAny>> {
         AnyFilter::TtlCuckoo(f) => Bound::new(py, PyTtl::wrap(f))?.into_any(),
         AnyFilter::ScalableBloom(f) => Bound::new(py, PyScalable::wrap(f))?.into_any(),
         AnyFilter::ExpandableCuckoo(f) => Bound::new(py, PyExpandable::wrap(f))?.into_any(),
+        AnyFilter::SlidingWindowCuckoo(f) => Bound::new(py, PyRln::wrap(f))?.into_any(),
         other => {
             return Err(value_error(format!(
                 "this version of the package has no class for {} filters",
@@ -56,9 +59,9 @@ fn wrap(py: Python<'_>, f: AnyFilter) -> PyResult<Bound<'_, PyAny>> {
 /// Reads an ``.amq`` file of any kind (``bytes``) and returns the filter as its class:
 /// ``BloomFilter``, ``BlockedBloomFilter``, ``SplitBlockBloomFilter``, ``CuckooFilter``,
 /// ``ScalableBloomFilter``, ``ExpandableCuckooFilter``, ``SlidingWindowBloom``, ``AgingBloom``,
-/// ``TtlCuckooFilter`` or ``NegativeCache``. Raises ``ValueError`` for
+/// ``TtlCuckooFilter``, ``SlidingWindowCuckoo`` or ``NegativeCache``. Raises ``ValueError`` for
 /// bytes that are not an ``.amq`` file (wrong magic, version or checksum, truncated,
-/// corrupt) or of a kind without a class here; never crashes, whatever the bytes.
+/// corrupt) or of a kind newer than this package; never crashes, whatever the bytes.
 #[pyfunction]
 fn load<'py>(py: Python<'py>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let f = items::with_bytes(data, "data", AnyFilter::from_bytes)?.py()?;
@@ -165,6 +168,7 @@ fn _amq(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyAging>()?;
     m.add_class::<PyNegative>()?;
     m.add_class::<PyTtl>()?;
+    m.add_class::<PyRln>()?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(plan, m)?)?;
     m.add_function(wrap_pyfunction!(new, m)?)?;

@@ -237,6 +237,62 @@ def test_ttl_filter_expires_removes_and_says_when_full():
     small.add_many(range(small.buckets * 2), now=t0 + 601)
 
 
+def test_rln_set_registers_slashes_and_syncs_epochs():
+    f = amq.SlidingWindowCuckoo(1000, 0.001, seed=3)
+    assert (f.epoch_items, f.epochs, f.next_epoch) == (1000, 0, 0)
+    assert f.fpr_bound <= 0.001 and f.fingerprint_bits >= 10
+    assert f.register("alice") == 0
+    epochs = f.register_many(range(2500))
+    assert epochs == [0] * 999 + [1] * 1000 + [2] * 501
+    assert (f.epochs, f.members, f.inserted, f.next_epoch) == (3, 2501, 2501, 2)
+    # a member is found at its epoch, not at another (bar false positives)
+    assert f.contains("alice", 0) and f.contains(1500, 1) and f.contains(2400, 2)
+    assert sum(f.contains(i, 0) for i in range(1000, 3000)) <= 8
+    assert not f.contains("alice", 7)  # an epoch not held
+    with pytest.raises(ValueError, match="epoch"):
+        "alice" in f
+    assert f.contains_many(range(2500), 1) == [f.contains(i, 1) for i in range(2500)]
+    # slash: gone at its epoch; slashing again (definitely absent) changes nothing
+    assert f.slash("alice", 0) and not f.contains("alice", 0)
+    before = f.to_bytes()
+    assert not f.slash("alice", 0) and f.to_bytes() == before
+    assert f.members == 2500
+    # a closed epoch is compacted: smaller than the open one, still answering
+    e0, e2 = f.epoch(0), f.epoch(2)
+    assert (e0["open"], e2["open"]) == (False, True) and e0["members"] == 999
+    assert e0["buckets"] <= f.epoch_buckets and e0["fpr"] <= f.fpr_bound
+    assert f.epoch(3) is None and f.epoch_fpr(3) == 0
+    f.close()
+    assert f.register("bob") == 3 and f.epoch(2)["open"] is False
+    # a light client takes the epochs one at a time, and a later change of one of them
+    light = f.export_epoch(0)
+    for e in (1, 2, 3):
+        light.apply_epoch(f.export_epoch(e))
+    assert light == f
+    assert f.slash(1500, 1)
+    light.apply_epoch(f.export_epoch(1))
+    assert light == f and not light.contains(1500, 1)
+    with pytest.raises(ValueError, match="not held"):
+        f.export_epoch(9)
+    other_seed = amq.SlidingWindowCuckoo(1000, 0.001, seed=4)
+    other_seed.register("x")
+    with pytest.raises(ValueError, match="seed"):
+        light.apply_epoch(other_seed.export_epoch(0))
+    with pytest.raises(ValueError, match="exactly one epoch"):
+        light.apply_epoch(f)
+    gap = amq.SlidingWindowCuckoo(1000, 0.001, seed=3)
+    gap.register_many(range(6000))
+    with pytest.raises(ValueError, match="neither held"):
+        light.apply_epoch(gap.export_epoch(5))
+    assert light == f  # a refused part changes nothing
+    assert pickle.loads(pickle.dumps(f)) == f and copy.copy(f) == f
+    assert "epochs=4" in repr(f) and f.info()["kind"] == "sliding-window-cuckoo"
+    with pytest.raises(ValueError):
+        amq.SlidingWindowCuckoo(0, 0.001)
+    with pytest.raises(ValueError):
+        amq.SlidingWindowCuckoo(1000, 1.5)
+
+
 def test_aging_forgets_by_count_and_by_time():
     f = amq.AgingBloom.with_window(100, 4, 0.01)
     f.add_many(range(100))

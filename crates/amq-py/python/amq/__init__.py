@@ -16,6 +16,8 @@ Filters (each with ``add``, ``in``, ``add_many``, ``contains_many``, ``info()``,
 * ``SlidingWindowBloom``: items at positions, a window that slides (mutator sets).
 * ``AgingBloom``: "seen within the last window" of insertions or seconds.
 * ``TtlCuckooFilter``: a cuckoo filter whose every entry expires on its own (a TTL per add).
+* ``SlidingWindowCuckoo``: members by registration epoch, each slashed at its epoch (the
+  rate-limiting-nullifier membership set); a light client takes one epoch at a time.
 * ``NegativeCache``: "definitely present" or "maybe absent".
 
 ``amq.load(data)`` reads any ``.amq`` file; ``amq.plan(...)`` sizes a filter;
@@ -46,6 +48,7 @@ from ._amq import (
     NegativeCache,
     ScalableBloomFilter,
     SlidingWindowBloom,
+    SlidingWindowCuckoo,
     SplitBlockBloomFilter,
     TtlCuckooFilter,
     __version__,
@@ -65,6 +68,7 @@ __all__ = [
     "NegativeCache",
     "ScalableBloomFilter",
     "SlidingWindowBloom",
+    "SlidingWindowCuckoo",
     "SplitBlockBloomFilter",
     "TtlCuckooFilter",
     "__version__",
