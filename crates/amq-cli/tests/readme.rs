@@ -1,15 +1,25 @@
-//! The README's examples are the binary's output to the digit (issue 10, class 6).
+//! The examples of the README and of docs/server.md are the binary's output to the digit
+//! (issue 10, class 6).
 //!
 //! A fenced block right after a line `<!-- readme-test -->` is run: each `$ ` line (with `\`
 //! continuations) is a shell command, run with `sh` in a fresh directory per block with the
 //! built `amq` first on `PATH`, and the lines up to the next `$ ` are what it prints, stdout
 //! and stderr together. A `$ cat FILE` of a file the block has not made shows its contents:
 //! the file is written from them first, so a block can give its own inputs.
+//!
+//! After `<!-- readme-test serve -->` the block talks to an `amq serve` started fresh for the
+//! document (its own data directory, a loopback port the server picks) and shared by its
+//! serve blocks in order: `localhost:8080` in a command is that server's address, and a
+//! `date: ` header line matches any date.
 
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, Command, Stdio};
 
 const MARKER: &str = "<!-- readme-test -->";
+const SERVE_MARKER: &str = "<!-- readme-test serve -->";
+/// The documents whose marked blocks are run, from the workspace root.
+const DOCUMENTS: [&str; 2] = ["README.md", "docs/server.md"];
 
 /// One command of a block and what it prints.
 #[derive(Debug)]
@@ -19,20 +29,29 @@ struct Step {
     output: Vec<String>,
 }
 
-/// The marked blocks: (line of the fence, steps).
-fn marked_blocks(readme: &str) -> Vec<(usize, Vec<Step>)> {
+/// A marked block: the line of its fence, whether it runs against a server, its steps.
+#[derive(Debug)]
+struct Block {
+    fence: usize,
+    serve: bool,
+    steps: Vec<Step>,
+}
+
+/// The marked blocks of a document (`name` for the messages).
+fn marked_blocks(name: &str, readme: &str) -> Vec<Block> {
     let lines: Vec<&str> = readme.lines().collect();
     let mut blocks = Vec::new();
     let mut i = 0;
     while i < lines.len() {
-        if lines[i].trim() != MARKER {
+        let serve = lines[i].trim() == SERVE_MARKER;
+        if lines[i].trim() != MARKER && !serve {
             i += 1;
             continue;
         }
         let fence = i + 1;
         assert!(
             lines.get(fence).is_some_and(|l| l.starts_with("```")),
-            "README.md:{}: {MARKER} must come right before a fenced block",
+            "{name}:{}: {MARKER} must come right before a fenced block",
             i + 1
         );
         let mut steps: Vec<Step> = Vec::new();
@@ -53,9 +72,9 @@ fn marked_blocks(readme: &str) -> Vec<(usize, Vec<Step>)> {
                     output: Vec::new(),
                 });
             } else {
-                let step = steps.last_mut().unwrap_or_else(|| {
-                    panic!("README.md:{}: output before any `$ ` command", j + 1)
-                });
+                let step = steps
+                    .last_mut()
+                    .unwrap_or_else(|| panic!("{name}:{}: output before any `$ ` command", j + 1));
                 step.output.push(line.to_string());
             }
             j += 1;
@@ -66,7 +85,11 @@ fn marked_blocks(readme: &str) -> Vec<(usize, Vec<Step>)> {
                 step.output.pop();
             }
         }
-        blocks.push((fence + 1, steps));
+        blocks.push(Block {
+            fence: fence + 1,
+            serve,
+            steps,
+        });
         i = j;
     }
     blocks
@@ -86,7 +109,50 @@ fn shown_file(command: &str) -> Option<&str> {
     (!rest.contains(char::is_whitespace) && !rest.is_empty()).then_some(rest)
 }
 
-fn run_block(fence: usize, steps: &[Step]) -> Vec<String> {
+/// A running `amq serve` for a block, killed when dropped.
+struct Server {
+    child: Child,
+    addr: String,
+}
+
+impl Server {
+    /// Starts `amq serve` on a port of its choosing, with its data in `dir/data`.
+    fn start(dir: &Path) -> Server {
+        let mut child = Command::new(amq_dir().join("amq"))
+            .args(["serve", "--listen", "127.0.0.1:0", "--data"])
+            .arg(dir.join("data"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("amq serve starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let addr = line
+            .split("http://")
+            .nth(1)
+            .and_then(|r| r.split_whitespace().next())
+            .unwrap_or_else(|| panic!("no address in {line:?}"))
+            .to_owned();
+        Server { child, addr }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A line of output as the document shows it: `date: ` headers match any date.
+fn same_line(shown: &str, got: &str) -> bool {
+    shown == got || (shown.starts_with("date: ") && got.starts_with("date: "))
+}
+
+fn run_block(name: &str, block: &Block, server: Option<&Server>) -> Vec<String> {
+    let (fence, steps) = (block.fence, &block.steps);
     let dir = tempfile::tempdir().unwrap();
     let path = format!(
         "{}:{}",
@@ -103,20 +169,30 @@ fn run_block(fence: usize, steps: &[Step]) -> Vec<String> {
                 std::fs::write(&at, text).unwrap();
             }
         }
+        let command = match server {
+            Some(s) => step.command.replace("localhost:8080", &s.addr),
+            None => step.command.clone(),
+        };
         let out = Command::new("sh")
             .arg("-c")
-            .arg(format!("exec 2>&1\n{}", step.command))
+            .arg(format!("exec 2>&1\n{command}"))
             .current_dir(dir.path())
             .env("PATH", &path)
             .output()
             .unwrap();
-        let got: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        // (HTTP headers end in CR LF, and with a blank line)
+        let mut got: Vec<String> = String::from_utf8_lossy(&out.stdout)
             .lines()
-            .map(str::to_string)
+            .map(|l| l.trim_end_matches('\r').to_string())
             .collect();
-        if got != step.output {
+        while got.last().is_some_and(|l| l.is_empty()) {
+            got.pop();
+        }
+        let same = got.len() == step.output.len()
+            && step.output.iter().zip(&got).all(|(s, g)| same_line(s, g));
+        if !same {
             failures.push(format!(
-                "README.md:{} (block at line {fence}): `{}`\n--- README\n{}\n--- amq\n{}",
+                "{name}:{} (block at line {fence}): `{}`\n--- {name}\n{}\n--- amq\n{}",
                 step.line,
                 step.command,
                 step.output.join("\n"),
@@ -129,31 +205,40 @@ fn run_block(fence: usize, steps: &[Step]) -> Vec<String> {
 
 #[test]
 fn readme_examples_match_the_binary() {
-    let readme_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
-    let readme = std::fs::read_to_string(&readme_path).unwrap();
-    let blocks = marked_blocks(&readme);
-    assert!(
-        !blocks.is_empty(),
-        "no block in README.md is marked {MARKER}"
-    );
-    let commands: usize = blocks.iter().map(|b| b.1.len()).sum();
-    eprintln!(
-        "README.md: {} marked blocks, {commands} commands",
-        blocks.len()
-    );
-    let failures: Vec<String> = blocks
-        .iter()
-        .flat_map(|(fence, steps)| run_block(*fence, steps))
-        .collect();
+    let mut failures = Vec::new();
+    for name in DOCUMENTS {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(name);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let blocks = marked_blocks(name, &text);
+        assert!(!blocks.is_empty(), "no block in {name} is marked {MARKER}");
+        let commands: usize = blocks.iter().map(|b| b.steps.len()).sum();
+        eprintln!(
+            "{name}: {} marked blocks, {commands} commands",
+            blocks.len()
+        );
+        let data = tempfile::tempdir().unwrap();
+        let mut server = None;
+        for block in &blocks {
+            if block.serve && server.is_none() {
+                server = Some(Server::start(data.path()));
+            }
+            let on = if block.serve { server.as_ref() } else { None };
+            failures.extend(run_block(name, block, on));
+        }
+    }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
 #[test]
 fn the_block_parser_reads_commands_outputs_and_continuations() {
-    let text = "x\n<!-- readme-test -->\n```console\n$ echo a \\\n    b\na b\n\n$ true\n```\n";
-    let blocks = marked_blocks(text);
-    assert_eq!(blocks.len(), 1);
-    let steps = &blocks[0].1;
+    let text = "x\n<!-- readme-test -->\n```console\n$ echo a \\\n    b\na b\n\n$ true\n```\n\
+                <!-- readme-test serve -->\n```console\n$ true\n```\n";
+    let blocks = marked_blocks("t", text);
+    assert_eq!(blocks.len(), 2);
+    assert!(!blocks[0].serve && blocks[1].serve);
+    let steps = &blocks[0].steps;
     assert_eq!(steps.len(), 2);
     assert_eq!(steps[0].command, "echo a  b");
     assert_eq!(steps[0].output, ["a b"]);
@@ -163,4 +248,9 @@ fn the_block_parser_reads_commands_outputs_and_continuations() {
         Some("core-items.hex")
     );
     assert_eq!(shown_file("cat a b"), None);
+    assert!(same_line(
+        "date: Mon, 23 Nov 2026",
+        "date: Tue, 24 Nov 2026"
+    ));
+    assert!(!same_line("etag: \"1\"", "etag: \"2\""));
 }
