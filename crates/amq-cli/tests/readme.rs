@@ -1,4 +1,4 @@
-//! The examples of the README and of docs/server.md are the binary's output to the digit
+//! The examples of the README, docs/server.md and docs/forgetting-cuckoo.md are the binary's output to the digit
 //! (issue 10, class 6).
 //!
 //! A fenced block right after a line `<!-- readme-test -->` is run: each `$ ` line (with `\`
@@ -19,7 +19,7 @@ use std::process::{Child, Command, Stdio};
 const MARKER: &str = "<!-- readme-test -->";
 const SERVE_MARKER: &str = "<!-- readme-test serve -->";
 /// The documents whose marked blocks are run, from the workspace root.
-const DOCUMENTS: [&str; 2] = ["README.md", "docs/server.md"];
+const DOCUMENTS: [&str; 3] = ["README.md", "docs/server.md", "docs/forgetting-cuckoo.md"];
 
 /// One command of a block and what it prints.
 #[derive(Debug)]
