@@ -43,10 +43,10 @@ fn wrap(py: Python<'_>, f: AnyFilter) -> PyResult<Bound<'_, PyAny>> {
         AnyFilter::SlidingWindowBloom(f) => Bound::new(py, PyWindow::wrap(f))?.into_any(),
         AnyFilter::AgingBloom(f) => Bound::new(py, PyAging::wrap(f))?.into_any(),
         AnyFilter::NegativeCache(f) => Bound::new(py, PyNegative::wrap(f))?.into_any(),
-        AnyFilter::TtlCuckoo(f) => Bound::new(py, PyTtl::wrap(f))?.into_any(),
+        AnyFilter::TtlCuckoo(f) => Bound::new(py, PyTtl::wrap(*f))?.into_any(),
         AnyFilter::ScalableBloom(f) => Bound::new(py, PyScalable::wrap(f))?.into_any(),
         AnyFilter::ExpandableCuckoo(f) => Bound::new(py, PyExpandable::wrap(f))?.into_any(),
-        AnyFilter::SlidingWindowCuckoo(f) => Bound::new(py, PyRln::wrap(f))?.into_any(),
+        AnyFilter::SlidingWindowCuckoo(f) => Bound::new(py, PyRln::wrap(*f))?.into_any(),
         other => {
             return Err(value_error(format!(
                 "this version of the package has no class for {} filters",

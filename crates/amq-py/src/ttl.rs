@@ -78,7 +78,7 @@ filter_class!(PyTtl, ttl_from_bytes, same_bytes, {
             max_ttl,
         });
         match new_filter(&spec, seed)? {
-            AnyFilter::TtlCuckoo(f) => Ok(Self::wrap(f)),
+            AnyFilter::TtlCuckoo(f) => Ok(Self::wrap(*f)),
             _ => unreachable!("a TTL spec makes a TTL cuckoo filter"),
         }
     }
