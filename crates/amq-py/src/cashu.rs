@@ -5,7 +5,6 @@ use crate::convert::{from_object, to_object};
 use crate::errors::{value_error, IntoPy};
 use crate::eth::fixed;
 use crate::items::{with_bytes, Batch};
-use amq::clock::{Clock, SystemClock};
 use amq::formats::cashu::{self, CashuFilter, CashuHash, GetFilterResponse, DEFAULT_M, DEFAULT_P};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
@@ -55,7 +54,7 @@ fn build<'py>(
     let batch = Batch::read(items, Some("an item"))?;
     let items = batch.byte_items();
     let filter = py.detach(|| CashuFilter::build(&items, hash, p, m)).py()?;
-    let timestamp = timestamp.unwrap_or_else(|| SystemClock.now());
+    let timestamp = crate::common::time(timestamp);
     to_object(py, &filter.to_response(timestamp))
 }
 

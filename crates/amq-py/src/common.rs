@@ -215,6 +215,13 @@ macro_rules! membership_class {
 
 pub(crate) use membership_class;
 
+/// `now` (seconds since the Unix epoch), or the system clock's time: the default of every
+/// call that takes `now` or a timestamp.
+pub fn time(now: Option<u64>) -> u64 {
+    use amq::clock::Clock as _;
+    now.unwrap_or_else(|| amq::clock::SystemClock.now())
+}
+
 /// `a == b` for types whose `PartialEq` is the equality of their contents.
 pub fn same<T: PartialEq>(a: &T, b: &T) -> bool {
     a == b

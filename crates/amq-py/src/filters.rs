@@ -37,19 +37,32 @@ pub fn insert_batch<F: Insert<[u8]> + Send>(
 }
 
 /// `contains_many` of the kinds with prefetching hash batches: per chunk, hashes the items
-/// and asks for them all, with the GIL released.
+/// and asks for them all, with the GIL released. `at: $at` asks a kind whose batch answers at
+/// a time or an epoch (`contains_hash_batch(hashes, at, out)`).
 macro_rules! contains_batch {
-    ($py:expr, $inner:expr, $items:expr) => {{
-        let inner = $inner;
+    ($py:expr, $inner:expr, $items:expr) => {
+        $crate::filters::contains_batch!(@run $py, $inner, $items, |inner, hashes, out| {
+            inner.contains_hash_batch(hashes, out)
+        })
+    };
+    ($py:expr, $inner:expr, $items:expr, at: $at:expr) => {{
+        let at = $at;
+        $crate::filters::contains_batch!(@run $py, $inner, $items, |inner, hashes, out| {
+            inner.contains_hash_batch(hashes, at, out)
+        })
+    }};
+    (@run $py:expr, $inner:expr, $items:expr, |$f:ident, $hs:ident, $o:ident| $ask:expr) => {{
+        let $f = $inner;
         let mut out: Vec<bool> = Vec::new();
         let mut hashes = Vec::with_capacity($crate::items::CHUNK);
         $crate::items::for_each_chunk($items, None, |chunk| {
             $py.detach(|| {
                 hashes.clear();
-                chunk.map_into(&mut hashes, |b| inner.hash(b));
+                chunk.map_into(&mut hashes, |b| $f.hash(b));
                 let start = out.len();
                 out.resize(start + hashes.len(), false);
-                inner.contains_hash_batch(&hashes, &mut out[start..]);
+                let ($hs, $o) = (&hashes[..], &mut out[start..]);
+                $ask;
             });
             Ok(())
         })?;

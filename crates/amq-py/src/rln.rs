@@ -29,22 +29,6 @@ impl PyRln {
     }
 }
 
-/// The set as it answers at one epoch, for [`contains_batch!`].
-struct At<'a> {
-    set: &'a SlidingWindowCuckoo,
-    epoch: u64,
-}
-
-impl At<'_> {
-    fn hash(&self, item: &[u8]) -> u128 {
-        self.set.hash(item)
-    }
-
-    fn contains_hash_batch(&self, hashes: &[u128], out: &mut [bool]) {
-        self.set.contains_hash_batch(hashes, self.epoch, out);
-    }
-}
-
 filter_class!(PyRln, SlidingWindowCuckoo::from_bytes, same, {
     /// Epochs of ``epoch_items`` registrations (B, at least 1; 7782, 15564, 31129, ... fill
     /// their tables best), every query's false-positive rate at most ``fpr``; else
@@ -105,14 +89,7 @@ filter_class!(PyRln, SlidingWindowCuckoo::from_bytes, same, {
         items: &Bound<'py, PyAny>,
         epoch: u64,
     ) -> PyResult<Bound<'py, PyList>> {
-        contains_batch!(
-            py,
-            &At {
-                set: &self.inner,
-                epoch
-            },
-            items
-        )
+        contains_batch!(py, &self.inner, items, at: epoch)
     }
 
     /// Slashes a member at its epoch: removes one copy of its fingerprint there and returns

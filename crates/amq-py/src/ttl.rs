@@ -1,12 +1,12 @@
 //! `TtlCuckooFilter`: a cuckoo filter whose every entry expires on its own.
 
-use crate::common::{filter_class, manual_clock_kind, same_bytes};
+use crate::common::{filter_class, manual_clock_kind, same_bytes, time};
 use crate::convert::{new_filter, to_object};
 use crate::errors::{to_py_context, IntoPy};
 use crate::filters::contains_batch;
 use crate::items::{for_each_chunk, with_item};
 use crate::window::set_clock;
-use amq::clock::{Clock, ManualClock, SystemClock};
+use amq::clock::ManualClock;
 use amq::math::Spec;
 use amq::ttl::TtlSpec;
 use amq::{AnyFilter, TtlCuckooFilter};
@@ -28,27 +28,6 @@ pub struct PyTtl {
 }
 
 manual_clock_kind!(TtlCuckooFilter, ttl_from_bytes);
-
-/// `now`, or the system clock's time.
-fn time(now: Option<u64>) -> u64 {
-    now.unwrap_or_else(|| SystemClock.now())
-}
-
-/// The filter as it answers at one time, for [`contains_batch!`].
-struct At<'a> {
-    filter: &'a TtlCuckooFilter<ManualClock>,
-    now: u64,
-}
-
-impl At<'_> {
-    fn hash(&self, item: &[u8]) -> u128 {
-        self.filter.hash(item)
-    }
-
-    fn contains_hash_batch(&self, hashes: &[u128], out: &mut [bool]) {
-        self.filter.contains_hash_batch(hashes, self.now, out);
-    }
-}
 
 impl PyTtl {
     pub fn wrap(inner: TtlCuckooFilter<ManualClock>) -> Self {
@@ -156,14 +135,7 @@ filter_class!(PyTtl, ttl_from_bytes, same_bytes, {
         items: &Bound<'py, PyAny>,
         now: Option<u64>,
     ) -> PyResult<Bound<'py, PyList>> {
-        contains_batch!(
-            py,
-            &At {
-                filter: &self.inner,
-                now: time(now)
-            },
-            items
-        )
+        contains_batch!(py, &self.inner, items, at: time(now))
     }
 
     /// Clears the entries expired at ``now`` (inserts do this when they need the room).

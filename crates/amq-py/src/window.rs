@@ -6,7 +6,7 @@ use crate::convert::{new_filter, to_object};
 use crate::errors::{to_py, to_py_context, IntoPy};
 use crate::filters::contains_batch;
 use crate::items::{for_each_chunk, with_item, Batch};
-use amq::clock::{Clock, ManualClock, SystemClock};
+use amq::clock::ManualClock;
 use amq::math::Spec;
 use amq::window::{AgingBloom, Rotation, WindowParams};
 use amq::{AnyFilter, Filter, Insert};
@@ -187,7 +187,7 @@ manual_clock_kind!(AgingBloom, aging_from_bytes);
 
 /// Sets a clock to `now`, or to the system clock's time.
 pub fn set_clock(clock: &ManualClock, now: Option<u64>) {
-    clock.set(now.unwrap_or_else(|| SystemClock.now()));
+    clock.set(crate::common::time(now));
 }
 
 impl PyAging {
