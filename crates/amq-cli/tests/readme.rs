@@ -1,5 +1,5 @@
-//! The examples of the README, docs/server.md and docs/forgetting-cuckoo.md are the binary's output to the digit
-//! (issue 10, class 6).
+//! The examples of the README, docs/server.md and docs/forgetting-cuckoo.md are the binary's
+//! output to the digit (issue 10, class 6).
 //!
 //! A fenced block right after a line `<!-- readme-test -->` is run: each `$ ` line (with `\`
 //! continuations) is a shell command, run with `sh` in a fresh directory per block with the
@@ -14,7 +14,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStdout, Command, Stdio};
 
 const MARKER: &str = "<!-- readme-test -->";
 const SERVE_MARKER: &str = "<!-- readme-test serve -->";
@@ -109,10 +109,12 @@ fn shown_file(command: &str) -> Option<&str> {
     (!rest.contains(char::is_whitespace) && !rest.is_empty()).then_some(rest)
 }
 
-/// A running `amq serve` for a block, killed when dropped.
+/// A running `amq serve` for a document's serve blocks, killed when dropped.
 struct Server {
     child: Child,
     addr: String,
+    /// Kept open: the server may print more, and a closed pipe would fail its writes.
+    _stdout: BufReader<ChildStdout>,
 }
 
 impl Server {
@@ -126,16 +128,19 @@ impl Server {
             .spawn()
             .expect("amq serve starts");
         let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        stdout.read_line(&mut line).unwrap();
         let addr = line
             .split("http://")
             .nth(1)
             .and_then(|r| r.split_whitespace().next())
             .unwrap_or_else(|| panic!("no address in {line:?}"))
             .to_owned();
-        Server { child, addr }
+        Server {
+            child,
+            addr,
+            _stdout: stdout,
+        }
     }
 }
 
