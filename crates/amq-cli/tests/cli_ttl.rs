@@ -228,7 +228,15 @@ fn rln_registers_by_epoch_slashes_and_exports() {
         .arg("alice")
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("--epoch"));
+        .stderr(predicate::str::contains("amq rln contains --epoch E"));
+    amq()
+        .arg("remove")
+        .arg(&f)
+        .arg("alice")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("amq rln slash --epoch E"));
+    assert_eq!(std::fs::read(&light).unwrap(), std::fs::read(&f).unwrap());
     amq()
         .args(["rln", "export-epoch", "--epoch", "7", "-o"])
         .arg(dir.path("e7.amq"))

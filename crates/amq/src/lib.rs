@@ -124,7 +124,7 @@ pub use cuckoo::{CuckooFilter, ExpandableCuckooFilter};
 pub use error::{Error, Result};
 pub use filter::{Filter, Insert, Item, Merge, Remove};
 pub use negative::NegativeCache;
-pub use registry::{AnyFilter, Details, Info};
+pub use registry::{AnyFilter, At, Details, Info, Inserted};
 pub use rln::SlidingWindowCuckoo;
 pub use scalable::ScalableBloomFilter;
 pub use ttl::TtlCuckooFilter;

@@ -1,7 +1,7 @@
 //! `amq contains`: ask the filter about items given on the command line.
 
 use amq::clock::{Clock, SystemClock};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -26,7 +26,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     // the kinds that cannot answer "maybe present" say so before any answer is printed
     filter
         .contains(b"")
-        .with_context(|| format!("{}", a.filter.display()))?;
+        .map_err(|e| super::refused(&a.filter, &filter, e))?;
     a.items.answer(super::Answers::maybe(false), |bytes| {
         matches!(filter.contains(bytes), Ok(true))
     })

@@ -154,3 +154,16 @@ pub fn load_filter(path: &Path) -> Result<amq::AnyFilter> {
     let bytes = crate::input::read_all(path)?;
     amq::AnyFilter::from_bytes(&bytes).with_context(|| format!("{}", path.display()))
 }
+
+/// The error of `amq query` or `amq contains` for a kind that does not answer "maybe
+/// present" by item alone, with the command that asks it (at a position, at an epoch, or the
+/// other way round).
+pub fn refused(path: &Path, filter: &amq::AnyFilter, e: amq::Error) -> anyhow::Error {
+    let own = match filter.kind() {
+        amq::wire::Kind::SlidingWindowBloom => "; ask it with `amq window contains --at L`",
+        amq::wire::Kind::SlidingWindowCuckoo => "; ask it with `amq rln contains --epoch E`",
+        amq::wire::Kind::NegativeCache => "; ask it with `amq negative contains`",
+        _ => "",
+    };
+    anyhow::anyhow!("{}: {e}{own}", path.display())
+}

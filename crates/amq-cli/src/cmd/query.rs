@@ -2,7 +2,7 @@
 
 use crate::input;
 use amq::clock::{Clock, SystemClock};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -51,7 +51,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         let answers = &mut answers[..refs.len()];
         filter
             .contains_batch(&refs, answers)
-            .with_context(|| format!("{}", a.filter.display()))?;
+            .map_err(|e| super::refused(&a.filter, &filter, e))?;
         for (item, &maybe) in buf.iter().zip(answers.iter()) {
             total += 1;
             let pick = maybe != a.invert;

@@ -40,9 +40,15 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let update = crate::fsio::Update::lock(&a.filter)?;
     let mut filter = super::load_filter(&a.filter)?;
     if !filter.deletes() {
+        let slash = match filter.kind() {
+            amq::wire::Kind::SlidingWindowCuckoo => {
+                "; slash a member with `amq rln slash --epoch E`"
+            }
+            _ => "",
+        };
         bail!(
             "{}: a {} filter cannot remove items (only a cuckoo filter, a TTL cuckoo filter or a \
-             negative cache can)",
+             negative cache can){slash}",
             a.filter.display(),
             filter.kind().name()
         );

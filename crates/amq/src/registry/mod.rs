@@ -5,8 +5,10 @@
 //! `info()`) and one entry in each `match` of this file, [`Kind`], [`Spec`] and
 //! [`math::plan`](crate::math::plan): CONTRIBUTING.md lists the steps.
 
+mod at;
 mod info;
 
+pub use at::{At, Inserted};
 pub use info::{Details, Info};
 
 use crate::clock::ManualClock;
@@ -292,8 +294,9 @@ impl AnyFilter {
     ///
     /// # Errors
     /// [`Error::Unsupported`] for a sliding-window Bloom filter (it answers for an item at a
-    /// position), a sliding-window cuckoo filter (for a member at its registration epoch) and
-    /// a negative cache (it answers "definitely present" or "maybe absent").
+    /// position) and a sliding-window cuckoo filter (for a member at its registration epoch):
+    /// ask them with [`contains_at`](Self::contains_at); and for a negative cache (it answers
+    /// "definitely present" or "maybe absent").
     pub fn contains(&self, item: &[u8]) -> Result<bool> {
         match self {
             AnyFilter::Bloom(f) => Ok(f.contains(item)),
@@ -306,12 +309,13 @@ impl AnyFilter {
             AnyFilter::SplitBlockBloom(f) => Ok(f.contains(item)),
             AnyFilter::SlidingWindowCuckoo(_) => Err(Error::Unsupported {
                 kind: Kind::SlidingWindowCuckoo.name(),
-                operation: "membership without an epoch (ask for a member at its registration \
-                            epoch: `amq rln contains --epoch E`)",
+                operation: "membership without an epoch (a member is asked for at the epoch \
+                            it was registered in)",
             }),
             AnyFilter::SlidingWindowBloom(_) => Err(Error::Unsupported {
                 kind: Kind::SlidingWindowBloom.name(),
-                operation: "membership without a position (ask for an item at its position)",
+                operation: "membership without a position (an item is asked for at its \
+                            position)",
             }),
             AnyFilter::NegativeCache(_) => Err(Error::Unsupported {
                 kind: Kind::NegativeCache.name(),
@@ -350,7 +354,7 @@ impl AnyFilter {
 
     /// Inserts an item's bytes: `Ok(false)` when it may already have been there. A
     /// sliding-window filter puts it at its next position; a sliding-window cuckoo filter
-    /// registers it in its open epoch; an aging filter, a negative cache and a TTL cuckoo
+    /// registers it in its open epoch ([`insert_placed`](Self::insert_placed) says which); an aging filter, a negative cache and a TTL cuckoo
     /// filter (with its default TTL) stamp it with the time set by [`set_now`](Self::set_now).
     ///
     /// # Errors
@@ -390,7 +394,8 @@ impl AnyFilter {
     ///
     /// # Errors
     /// [`Error::Unsupported`] for the kinds that cannot delete (the Bloom kinds) and for a
-    /// sliding-window cuckoo filter (it deletes a member at its epoch).
+    /// sliding-window cuckoo filter (it deletes a member at its epoch:
+    /// [`remove_at`](Self::remove_at)).
     pub fn remove(&mut self, item: &[u8]) -> Result<bool> {
         match self {
             AnyFilter::Cuckoo(f) => Ok(f.remove(item)),
@@ -399,8 +404,8 @@ impl AnyFilter {
             AnyFilter::ExpandableCuckoo(f) => Ok(f.remove(item)),
             AnyFilter::SlidingWindowCuckoo(_) => Err(Error::Unsupported {
                 kind: Kind::SlidingWindowCuckoo.name(),
-                operation: "deletion without an epoch (slash a member at its registration \
-                            epoch: `amq rln slash --epoch E`)",
+                operation: "deletion without an epoch (a member is slashed at the epoch it \
+                            was registered in)",
             }),
             other => Err(Error::Unsupported {
                 kind: other.kind().name(),
