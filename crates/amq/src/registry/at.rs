@@ -144,10 +144,8 @@ mod tests {
         }
         // A position past the stream holds nothing yet.
         assert_eq!(f.contains_at(b"x", At::Position(1 << 40)), Ok(false));
-        for bad in [At::Epoch(0)] {
-            let e = f.contains_at(b"x", bad).unwrap_err();
-            assert!(e.to_string().contains("at a position"), "{e}");
-        }
+        let e = f.contains_at(b"x", At::Epoch(0)).unwrap_err();
+        assert!(e.to_string().contains("at a position"), "{e}");
         let e = f.remove_at(b"x", At::Position(0)).unwrap_err();
         assert!(e.to_string().contains("window moves past"), "{e}");
         assert_eq!(f.inserted(), 100);
