@@ -222,7 +222,14 @@ async fn fill(app: &axum::Router) {
     )
     .await;
     call(app, Method::PUT, "/api/v1/filters/w", Some(json!({"kind": "sliding-window-bloom", "window_bits": 4096, "chunk_bits": 1024, "batch": 8, "k": 4}))).await;
-    for f in ["b", "c", "a", "w"] {
+    call(
+        app,
+        Method::PUT,
+        "/api/v1/filters/r",
+        Some(json!({"kind": "sliding-window-cuckoo", "epoch_items": 100, "fpr": 0.001})),
+    )
+    .await;
+    for f in ["b", "c", "a", "w", "r"] {
         let items: Vec<String> = (0..300).map(|i| format!("{f}{i}")).collect();
         let r = call(
             app,
@@ -234,6 +241,15 @@ async fn fill(app: &axum::Router) {
         assert_eq!(r.status, StatusCode::OK);
     }
     call(app, Method::DELETE, "/api/v1/filters/c/items/c7", None).await;
+    // r150 was registered in epoch 1 (100 members per epoch)
+    let r = call(
+        app,
+        Method::DELETE,
+        "/api/v1/filters/r/items/r150?epoch=1",
+        None,
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK);
     call(
         app,
         Method::PUT,
@@ -269,13 +285,19 @@ async fn a_reopened_store_serves_the_same_filters() {
     let before = exports(&app1).await;
     assert_eq!(
         before.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
-        ["a", "b", "c", "w"]
+        ["a", "b", "c", "r", "w"]
     );
     drop(app1);
     let app2 = app(AppState::new(store.clone(), Limits::default(), None).unwrap());
     assert_eq!(exports(&app2).await, before);
     let r = call(&app2, Method::GET, "/api/v1/filters/c/contains/c7", None).await;
     assert_eq!(r.json()["maybe"], false);
+    // the slash was replayed; the members around it were not touched
+    for (item, maybe) in [("r150", false), ("r149", true), ("r151", true)] {
+        let path = format!("/api/v1/filters/r/contains/{item}?epoch=1");
+        let r = call(&app2, Method::GET, &path, None).await;
+        assert_eq!(r.json()["maybe"], maybe, "{item}");
+    }
 }
 
 #[tokio::test]

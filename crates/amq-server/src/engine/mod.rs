@@ -296,6 +296,14 @@ impl Engine {
         self.change(name, record::record(Tag::Remove, item)).await
     }
 
+    /// Slashes a member of a sliding-window cuckoo filter at its epoch.
+    ///
+    /// # Errors
+    /// 404 no such filter; 409 a kind that has no epochs.
+    pub async fn slash(&self, name: &str, item: &[u8], epoch: u64) -> Result<Outcome, ApiError> {
+        self.change(name, record::slash(item, epoch)).await
+    }
+
     /// Merges another filter's `.amq` bytes into a filter.
     ///
     /// # Errors

@@ -5,10 +5,11 @@
 //! A record is `[version = 1][tag][time: u64 LE][payload]`; the time is the server's clock
 //! (seconds since the Unix epoch) when the change was committed, which an aging filter and
 //! a negative cache stamp items with. Payloads: items are `[len: u32 LE][bytes]` repeated;
-//! a removal is the item's bytes; a merge is the other filter's `.amq` bytes.
+//! a removal is the item's bytes; a slash is `[epoch: u64 LE]` and the item's bytes; a merge
+//! is the other filter's `.amq` bytes.
 
 use crate::error::ApiError;
-use amq::AnyFilter;
+use amq::{AnyFilter, At, Inserted};
 
 const VERSION: u8 = 1;
 /// Bytes before the payload.
@@ -28,6 +29,8 @@ pub(crate) enum Tag {
     Spent = 4,
     /// Add items to a keyset's issued set.
     Issued = 5,
+    /// Slash a member of a sliding-window cuckoo filter at its epoch.
+    Slash = 6,
 }
 
 impl Tag {
@@ -38,6 +41,7 @@ impl Tag {
             3 => Tag::Merge,
             4 => Tag::Spent,
             5 => Tag::Issued,
+            6 => Tag::Slash,
             _ => return None,
         })
     }
@@ -144,6 +148,14 @@ fn count_items(payload: &[u8]) -> Option<usize> {
     Some(n)
 }
 
+/// The record that slashes `item` at `epoch`.
+pub(crate) fn slash(item: &[u8], epoch: u64) -> Vec<u8> {
+    let mut payload = Vec::with_capacity(8 + item.len());
+    payload.extend_from_slice(&epoch.to_le_bytes());
+    payload.extend_from_slice(item);
+    record(Tag::Slash, &payload)
+}
+
 /// A record with a payload that is not a list of items.
 pub(crate) fn record(tag: Tag, payload: &[u8]) -> Vec<u8> {
     let mut r = Vec::with_capacity(HEADER + payload.len());
@@ -177,14 +189,17 @@ pub(crate) fn parse(record: &[u8]) -> Option<Parsed<'_>> {
     if matches!(tag, Tag::Insert | Tag::Spent | Tag::Issued) {
         count_items(payload)?;
     }
+    if tag == Tag::Slash && payload.len() < 8 {
+        return None;
+    }
     Some(Parsed { tag, time, payload })
 }
 
 /// What a change did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
-    /// Per item inserted: `false` if it may already have been there.
-    Added(Vec<bool>),
+    /// Per item inserted: whether it is new, and where a sliding-window kind placed it.
+    Added(Vec<Inserted>),
     /// The item was held (`true`) or definitely absent (`false`).
     Removed(bool),
     /// The merge happened.
@@ -204,7 +219,7 @@ pub(crate) fn apply(filter: &mut AnyFilter, record: &[u8]) -> Result<Outcome, Ap
         Tag::Insert => {
             let mut added = Vec::new();
             for item in ItemIter(r.payload) {
-                match filter.insert(item) {
+                match filter.insert_placed(item) {
                     Ok(new) => added.push(new),
                     Err(amq::Error::Full { .. }) => {
                         return Err(ApiError::conflict(format!(
@@ -220,6 +235,11 @@ pub(crate) fn apply(filter: &mut AnyFilter, record: &[u8]) -> Result<Outcome, Ap
             Ok(Outcome::Added(added))
         }
         Tag::Remove => Ok(Outcome::Removed(filter.remove(r.payload)?)),
+        Tag::Slash => {
+            let (epoch, item) = r.payload.split_at(8);
+            let epoch = u64::from_le_bytes(epoch.try_into().expect("8 bytes, checked by parse"));
+            Ok(Outcome::Removed(filter.remove_at(item, At::Epoch(epoch))?))
+        }
         Tag::Merge => {
             let other = AnyFilter::from_bytes(r.payload)?;
             filter.merge(&other)?;
@@ -259,6 +279,7 @@ mod tests {
             &[2, 1, 0, 0, 0, 0, 0, 0, 0, 0],
             &[1, 9, 0, 0, 0, 0, 0, 0, 0, 0],
             &[1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, b'a'],
+            &[1, 6, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0],
         ] {
             assert!(parse(bad).is_none(), "{bad:?}");
         }
@@ -276,10 +297,38 @@ mod tests {
         items.push(b"x");
         items.push(b"x");
         let rec = items.into_record(Tag::Insert);
+        let new = |new| Inserted { new, at: None };
         assert_eq!(
             apply(&mut f, &rec).unwrap(),
-            Outcome::Added(vec![true, false])
+            Outcome::Added(vec![new(true), new(false)])
         );
         assert_eq!(f.contains(b"x"), Ok(true));
+    }
+
+    #[test]
+    fn a_sliding_window_cuckoo_filter_reports_epochs_and_slashes() {
+        let spec = Spec::SlidingWindowCuckoo(amq::rln::RlnSpec {
+            epoch_items: 2,
+            fpr: 0.001,
+        });
+        let mut f = AnyFilter::new(&spec, 1).unwrap();
+        let mut items = Items::new();
+        for it in [&b"a"[..], b"b", b"c"] {
+            items.push(it);
+        }
+        let placed = |e| Inserted {
+            new: true,
+            at: Some(At::Epoch(e)),
+        };
+        assert_eq!(
+            apply(&mut f, &items.into_record(Tag::Insert)).unwrap(),
+            Outcome::Added(vec![placed(0), placed(0), placed(1)])
+        );
+        let rec = slash(b"b", 0);
+        assert_eq!(parse(&rec).unwrap().tag, Tag::Slash);
+        assert_eq!(apply(&mut f, &rec).unwrap(), Outcome::Removed(true));
+        assert_eq!(apply(&mut f, &rec).unwrap(), Outcome::Removed(false));
+        assert_eq!(f.contains_at(b"b", At::Epoch(0)), Ok(false));
+        assert_eq!(f.contains_at(b"a", At::Epoch(0)), Ok(true));
     }
 }

@@ -6,7 +6,7 @@ use crate::error::{ApiError, ErrorBody};
 use crate::extract::{check_name, decode_item, Encoding, ItemList, Json, Path, Query};
 use crate::AppState;
 use amq::math::Spec;
-use amq::{AnyFilter, Info};
+use amq::{AnyFilter, At, Info, Inserted};
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
@@ -34,11 +34,58 @@ pub struct FilterList {
     pub filters: Vec<Named>,
 }
 
-/// Per item added: `false` if it may already have been there.
+/// Per item added: `false` if it may already have been there; for the sliding-window kinds,
+/// where each was placed (ask for it there).
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Added {
     /// In the order given.
     pub added: Vec<bool>,
+    /// A sliding-window Bloom filter's position of each item (absent for other kinds).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub positions: Option<Vec<u64>>,
+    /// A sliding-window cuckoo filter's epoch of each member (absent for other kinds).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub epochs: Option<Vec<u64>>,
+}
+
+impl Added {
+    fn new(inserted: &[Inserted]) -> Self {
+        let at = |pick: fn(At) -> Option<u64>| {
+            let v: Vec<u64> = inserted
+                .iter()
+                .filter_map(|i| i.at.and_then(pick))
+                .collect();
+            (!v.is_empty()).then_some(v)
+        };
+        Added {
+            added: inserted.iter().map(|i| i.new).collect(),
+            positions: at(|a| match a {
+                At::Position(p) => Some(p),
+                At::Epoch(_) => None,
+            }),
+            epochs: at(|a| match a {
+                At::Epoch(e) => Some(e),
+                At::Position(_) => None,
+            }),
+        }
+    }
+}
+
+/// `POST .../contains`: an item list (exactly one of `items`, `items_hex`, `items_base64`)
+/// and, for the sliding-window kinds, where to ask.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Question {
+    /// Items as UTF-8 strings.
+    pub items: Option<Vec<String>>,
+    /// Items as hex (an optional `0x`).
+    pub items_hex: Option<Vec<String>>,
+    /// Items as base64 (standard alphabet, padded).
+    pub items_base64: Option<Vec<String>>,
+    /// A sliding-window Bloom filter: the position of each item, one per item.
+    pub positions: Option<Vec<u64>>,
+    /// A sliding-window cuckoo filter: the epoch the members were registered in.
+    pub epoch: Option<u64>,
 }
 
 /// Per item queried: "maybe present" (`true`) or "definitely absent" (`false`).
@@ -57,13 +104,16 @@ pub struct ItemMaybe {
     pub maybe: bool,
 }
 
-/// One item removed.
+/// One item removed (or a member slashed at its epoch).
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Removed {
     /// The item as given in the path.
     pub item: String,
     /// Always `true` (a definitely absent item is a 404).
     pub removed: bool,
+    /// The epoch a sliding-window cuckoo filter's member was slashed at.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub epoch: Option<u64>,
 }
 
 /// A filter deleted.
@@ -81,13 +131,62 @@ pub struct MergeFrom {
     pub from: String,
 }
 
-/// `?encoding=` of a path item.
+/// `?encoding=` of a path item, and for the sliding-window kinds where to ask for it.
 #[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
-pub struct ItemEncoding {
+pub struct ItemAt {
     /// `utf8` (default), `hex` or `base64`.
     #[serde(default)]
     pub encoding: Encoding,
+    /// A sliding-window Bloom filter: the item's position.
+    pub position: Option<u64>,
+    /// A sliding-window cuckoo filter: the member's epoch.
+    pub epoch: Option<u64>,
+}
+
+/// `?encoding=` of a path item, and for a sliding-window cuckoo filter the epoch to slash at.
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ItemEpoch {
+    /// `utf8` (default), `hex` or `base64`.
+    #[serde(default)]
+    pub encoding: Encoding,
+    /// A sliding-window cuckoo filter: slash the member at this epoch.
+    pub epoch: Option<u64>,
+}
+
+/// A position and an epoch both given.
+fn both() -> ApiError {
+    ApiError::unprocessable(
+        "give a position (a sliding-window Bloom filter) or an epoch (a sliding-window cuckoo \
+         filter), not both",
+    )
+}
+
+/// A position or an epoch, from the two optional fields that give one.
+fn at(position: Option<u64>, epoch: Option<u64>) -> Result<Option<At>, ApiError> {
+    match (position, epoch) {
+        (None, None) => Ok(None),
+        (Some(p), None) => Ok(Some(At::Position(p))),
+        (None, Some(e)) => Ok(Some(At::Epoch(e))),
+        (Some(_), Some(_)) => Err(both()),
+    }
+}
+
+/// A kind's refusal to answer by item alone, with how to ask it here.
+fn refused(f: &AnyFilter, e: amq::Error) -> ApiError {
+    let how = match f.kind() {
+        amq::wire::Kind::SlidingWindowBloom => {
+            "; give each item's position (\"positions\": [...], or ?position=L)"
+        }
+        amq::wire::Kind::SlidingWindowCuckoo => {
+            "; give the members' epoch (\"epoch\": E, or ?epoch=E)"
+        }
+        _ => "",
+    };
+    let mut err = ApiError::from(e);
+    err.message.push_str(how);
+    err
 }
 
 fn entry(
@@ -214,69 +313,130 @@ pub async fn add(
     check_cap(&state, e.size.load(std::sync::atomic::Ordering::Relaxed))?;
     let items = list.into_items(state.limits().max_items)?;
     match state.engine().insert(&name, items).await? {
-        Outcome::Added(added) => Ok(axum::Json(Added { added })),
+        Outcome::Added(inserted) => Ok(axum::Json(Added::new(&inserted))),
         _ => Err(ApiError::internal("an insert that did not add")),
     }
 }
 
-/// Queries items.
+/// Queries items (a sliding-window Bloom filter at each item's position, a sliding-window
+/// cuckoo filter at an epoch).
 #[utoipa::path(post, path = "/api/v1/filters/{name}/contains", tag = "filters",
-    params(("name" = String, Path)), request_body = ItemList,
+    params(("name" = String, Path)), request_body = Question,
     responses((status = 200, description = "Per item", body = Maybe),
         (status = 404, description = "No such filter", body = ErrorBody),
-        (status = 409, description = "A kind that answers otherwise", body = ErrorBody)))]
+        (status = 409, description = "A kind that answers otherwise, or a position or epoch \
+            it does not take", body = ErrorBody),
+        (status = 422, description = "Not one position per item, or both positions and an \
+            epoch", body = ErrorBody)))]
 pub async fn contains(
     State(state): State<AppState>,
     Path(name): Path<String>,
-    Json(list): Json<ItemList>,
+    Json(q): Json<Question>,
 ) -> Result<axum::Json<Maybe>, ApiError> {
     let e = entry(&state, &name)?;
+    let list = ItemList {
+        items: q.items,
+        items_hex: q.items_hex,
+        items_base64: q.items_base64,
+    };
     let items = list.into_items(state.limits().max_items)?;
     let slices = items.slices();
     let mut maybe = vec![false; slices.len()];
-    e.read(|f| f.contains_batch(&slices, &mut maybe))?;
+    match (q.positions, q.epoch) {
+        (None, None) => e.read(|f| {
+            f.contains_batch(&slices, &mut maybe)
+                .map_err(|x| refused(f, x))
+        })?,
+        (Some(_), Some(_)) => return Err(both()),
+        (Some(positions), None) => {
+            if positions.len() != slices.len() {
+                return Err(ApiError::unprocessable(format!(
+                    "positions: one per item ({} items, {} positions)",
+                    slices.len(),
+                    positions.len()
+                )));
+            }
+            e.read(|f| {
+                for ((out, item), &p) in maybe.iter_mut().zip(&slices).zip(&positions) {
+                    *out = f.contains_at(item, At::Position(p))?;
+                }
+                Ok::<_, amq::Error>(())
+            })?
+        }
+        (None, Some(epoch)) => e.read(|f| {
+            for (out, item) in maybe.iter_mut().zip(&slices) {
+                *out = f.contains_at(item, At::Epoch(epoch))?;
+            }
+            Ok::<_, amq::Error>(())
+        })?,
+    }
     Ok(axum::Json(Maybe { maybe }))
 }
 
-/// Queries one item.
+/// Queries one item (`?position=L` for a sliding-window Bloom filter, `?epoch=E` for a
+/// sliding-window cuckoo filter).
 #[utoipa::path(get, path = "/api/v1/filters/{name}/contains/{item}", tag = "filters",
-    params(("name" = String, Path), ("item" = String, Path), ItemEncoding),
+    params(("name" = String, Path), ("item" = String, Path), ItemAt),
     responses((status = 200, description = "The answer", body = ItemMaybe),
-        (status = 404, description = "No such filter", body = ErrorBody)))]
+        (status = 404, description = "No such filter", body = ErrorBody),
+        (status = 409, description = "A kind that answers otherwise, or a position or epoch \
+            it does not take", body = ErrorBody)))]
 pub async fn contains_one(
     State(state): State<AppState>,
     Path((name, item)): Path<(String, String)>,
-    Query(q): Query<ItemEncoding>,
+    Query(q): Query<ItemAt>,
 ) -> Result<axum::Json<ItemMaybe>, ApiError> {
     let e = entry(&state, &name)?;
     let bytes = decode_item(&item, q.encoding, "item")?;
-    let maybe = e.read(|f| f.contains(&bytes))?;
+    let maybe = match at(q.position, q.epoch)? {
+        None => e.read(|f| f.contains(&bytes).map_err(|x| refused(f, x)))?,
+        Some(at) => e.read(|f| f.contains_at(&bytes, at))?,
+    };
     Ok(axum::Json(ItemMaybe { item, maybe }))
 }
 
-/// Removes one item (a cuckoo filter or a negative cache).
+/// Removes one item (a cuckoo filter or a negative cache), or slashes a member of a
+/// sliding-window cuckoo filter at its epoch (`?epoch=E`).
 #[utoipa::path(delete, path = "/api/v1/filters/{name}/items/{item}", tag = "filters",
-    params(("name" = String, Path), ("item" = String, Path), ItemEncoding),
+    params(("name" = String, Path), ("item" = String, Path), ItemEpoch),
     responses((status = 200, description = "Removed (on disk)", body = Removed),
         (status = 404, description = "No such filter, or the item is definitely absent", body = ErrorBody),
         (status = 409, description = "A kind that cannot delete", body = ErrorBody)))]
 pub async fn remove(
     State(state): State<AppState>,
     Path((name, item)): Path<(String, String)>,
-    Query(q): Query<ItemEncoding>,
+    Query(q): Query<ItemEpoch>,
 ) -> Result<axum::Json<Removed>, ApiError> {
     let e = entry(&state, &name)?;
     let bytes = decode_item(&item, q.encoding, "item")?;
-    if !e.read(|f| f.deletes()) {
-        let kind = e.read(|f| f.kind().name());
-        return Err(ApiError::conflict(format!(
-            "a {kind} filter cannot delete (a cuckoo filter and a negative cache can)"
-        )));
-    }
-    match state.engine().remove(&name, &bytes).await? {
+    let outcome = match q.epoch {
+        // a kind without epochs says so before anything is logged
+        Some(epoch) => {
+            e.read(|f| f.contains_at(&bytes, At::Epoch(epoch)))?;
+            state.engine().slash(&name, &bytes, epoch).await?
+        }
+        None => {
+            if !e.read(|f| f.deletes()) {
+                let kind = e.read(|f| f.kind());
+                let slash = match kind {
+                    amq::wire::Kind::SlidingWindowCuckoo => {
+                        "; slash a member at its registration epoch with ?epoch=E"
+                    }
+                    _ => "",
+                };
+                return Err(ApiError::conflict(format!(
+                    "a {} filter cannot delete (a cuckoo filter and a negative cache can){slash}",
+                    kind.name()
+                )));
+            }
+            state.engine().remove(&name, &bytes).await?
+        }
+    };
+    match outcome {
         Outcome::Removed(true) => Ok(axum::Json(Removed {
             item,
             removed: true,
+            epoch: q.epoch,
         })),
         _ => Err(ApiError::not_found(format!(
             "{item:?} is definitely absent"
