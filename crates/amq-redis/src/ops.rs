@@ -3,7 +3,7 @@
 //! replies of a refused insert.
 
 use crate::errors::{self, e};
-use amq::{AnyFilter, Error};
+use amq::{AnyFilter, At, Error, Inserted};
 use redis_module::RedisError;
 use std::sync::atomic::{AtomicI64, Ordering};
 
@@ -110,15 +110,38 @@ pub fn insert(f: &mut AnyFilter, item: &[u8]) -> Result<bool, Refusal> {
                 other => other.map_err(|e| Refusal::Other(errors::lib(&e))),
             }
         }
-        AnyFilter::SlidingWindowBloom(w) => {
-            check_size(w.size_bytes().saturating_add(w.params().chunk_bits / 8))
-                .map_err(Refusal::TooBig)?;
-            f.insert(item).map_err(|e| Refusal::Other(errors::lib(&e)))
+        AnyFilter::SlidingWindowBloom(_) | AnyFilter::SlidingWindowCuckoo(_) => {
+            insert_placed(f, item).map(|i| i.new)
         }
         _ => f.insert(item).map_err(|e| match e {
             Error::Full { .. } => Refusal::Full,
             e => Refusal::Other(errors::lib(&e)),
         }),
+    }
+}
+
+/// [`insert`], also saying where a sliding-window kind placed the item (its position or
+/// epoch). A sliding-window kind grows as it goes (it archives chunks, it opens epochs), so
+/// it inserts only while one more chunk or epoch table stays within the limit.
+///
+/// # Errors
+/// A [`Refusal`]; the filter is unchanged.
+pub fn insert_placed(f: &mut AnyFilter, item: &[u8]) -> Result<Inserted, Refusal> {
+    let more = match f {
+        AnyFilter::SlidingWindowBloom(w) => Some((w.size_bytes(), w.params().chunk_bits / 8)),
+        AnyFilter::SlidingWindowCuckoo(s) => Some((
+            s.size_bytes(),
+            amq::rln::epoch_bytes_for(s.epoch_items(), s.fingerprint_bits()).unwrap_or(0),
+        )),
+        _ => None,
+    };
+    match more {
+        Some((size, more)) => {
+            check_size(size.saturating_add(more)).map_err(Refusal::TooBig)?;
+            f.insert_placed(item)
+                .map_err(|e| Refusal::Other(errors::lib(&e)))
+        }
+        None => insert(f, item).map(|new| Inserted { new, at: None }),
     }
 }
 
@@ -174,15 +197,11 @@ pub fn exists(f: &AnyFilter, item: &[u8]) -> Result<bool, RedisError> {
     }
 }
 
-/// "Maybe present" for an item at a position of a sliding-window filter.
+/// "Maybe present" for an item at a position of a sliding-window Bloom filter, or for a
+/// member at its epoch of a sliding-window cuckoo filter.
 ///
 /// # Errors
-/// An error for any other kind.
-pub fn exists_at(f: &AnyFilter, item: &[u8], position: u64) -> Result<bool, RedisError> {
-    match f {
-        AnyFilter::SlidingWindowBloom(w) => Ok(w.contains(item, position)),
-        _ => Err(errors::err(
-            "POSITION applies to a sliding-window filter only",
-        )),
-    }
+/// The library's error for a kind that does not take that position or epoch.
+pub fn exists_at(f: &AnyFilter, item: &[u8], at: At) -> Result<bool, RedisError> {
+    f.contains_at(item, at).map_err(|e| errors::lib(&e))
 }

@@ -160,12 +160,23 @@ fn plan_and_reserve_every_kind() {
         "AMQ.RESERVE n negative-cache L 10 B 32 WAYS 4",
         "AMQ.RESERVE s scalable-bloom ITEMS 100 NONSCALING",
         "AMQ.RESERVE e expandable-cuckoo ITEMS 100 EXPANSION 0 SEED 9",
+        "AMQ.RESERVE sb split-block-bloom ITEMS 1000 ERROR 0.01",
+        "AMQ.RESERVE tc ttl-cuckoo ITEMS 1000 ERROR 0.001 TICK 60 TTL 3600",
+        "AMQ.RESERVE m sliding-window-cuckoo EPOCHITEMS 100 ERROR 0.001",
     ];
     for r in reserves {
         assert_eq!(ok(&mut c, r), Value::Okay, "{r}");
     }
     assert_eq!(int(&field(&ok(&mut c, "AMQ.INFO b"), "k")), 5);
     assert_eq!(int(&field(&ok(&mut c, "AMQ.INFO e"), "seed")), 9);
+    for (key, kind) in [
+        ("sb", "split-block-bloom"),
+        ("tc", "ttl-cuckoo"),
+        ("m", "sliding-window-cuckoo"),
+    ] {
+        let kind = Value::BulkString(kind.as_bytes().to_vec());
+        assert_eq!(field(&ok(&mut c, &format!("AMQ.INFO {key}")), "kind"), kind);
+    }
     assert_eq!(
         fails(&mut c, "AMQ.RESERVE b bloom ITEMS 10"),
         "ERR item exists"
@@ -178,6 +189,11 @@ fn plan_and_reserve_every_kind() {
         ("AMQ.PLAN negative-cache B 8", "ERR L is required"),
         ("AMQ.PLAN aging-bloom ERROR 0.01", "ERR invalid window"),
         ("AMQ.PLAN cuckoo ITEMS 10 K 3", "ERR invalid k"),
+        ("AMQ.PLAN ttl-cuckoo ITEMS 10", "ERR TICK is required"),
+        (
+            "AMQ.PLAN sliding-window-cuckoo",
+            "ERR EPOCHITEMS is required",
+        ),
         (
             "AMQ.PLAN bloom ITEMS -1",
             "ERR ITEMS needs a non-negative integer",
@@ -254,6 +270,44 @@ fn add_exists_and_delete_on_every_kind() {
     ok(&mut c, &format!("AMQ.ADDAT t {later} new"));
     assert_eq!(ints(&ok(&mut c, "AMQ.EXISTS t old new")), [0, 1]);
     assert!(fails(&mut c, "AMQ.ADDAT t soon x").starts_with("ERR the time must be"));
+
+    // the sliding-window cuckoo filter: AMQ.ADD replies each member's epoch, AMQ.EXISTS and
+    // AMQ.DEL (a slash) take it
+    ok(
+        &mut c,
+        "AMQ.RESERVE m sliding-window-cuckoo EPOCHITEMS 2 ERROR 0.001",
+    );
+    assert_eq!(ints(&ok(&mut c, "AMQ.ADD m alice bob carol")), [0, 0, 1]);
+    assert_eq!(
+        ints(&ok(&mut c, "AMQ.EXISTS m EPOCH 0 alice bob carol")),
+        [1, 1, 0]
+    );
+    assert_eq!(ints(&ok(&mut c, "AMQ.EXISTS m EPOCH 1 carol")), [1]);
+    let e = fails(&mut c, "AMQ.EXISTS m alice");
+    assert!(e.ends_with("use AMQ.EXISTS key EPOCH e item"), "{e}");
+    let e = fails(&mut c, "AMQ.DEL m bob");
+    assert!(e.ends_with("use AMQ.DEL key EPOCH e item"), "{e}");
+    assert_eq!(int(&ok(&mut c, "AMQ.DEL m EPOCH 0 bob")), 1);
+    assert!(fails(&mut c, "AMQ.DEL m EPOCH 0 bob").starts_with("ERR not deleted"));
+    assert_eq!(ints(&ok(&mut c, "AMQ.EXISTS m EPOCH 0 alice bob")), [1, 0]);
+    assert!(fails(&mut c, "AMQ.EXISTS m EPOCH zero alice").starts_with("ERR EPOCH needs"));
+    let e = fails(&mut c, "AMQ.DEL w EPOCH 0 a");
+    assert!(e.contains("does not support an epoch"), "{e}");
+    // POSITION and EPOCH are items to the kinds that do not take them
+    assert_eq!(ints(&ok(&mut c, "AMQ.EXISTS bb EPOCH 0 x")), [0, 0, 1]);
+    let e = fails(&mut c, "AMQ.EXISTS w a");
+    assert!(e.ends_with("use AMQ.EXISTS key POSITION p item"), "{e}");
+
+    // a TTL cuckoo filter: items live for the TTL given at AMQ.RESERVE, then are gone
+    ok(
+        &mut c,
+        "AMQ.RESERVE tc ttl-cuckoo ITEMS 1000 ERROR 0.001 TICK 60 TTL 3600",
+    );
+    assert_eq!(ints(&ok(&mut c, "AMQ.ADD tc old")), [1]);
+    let later = now() + 2 * 3600;
+    ok(&mut c, &format!("AMQ.ADDAT tc {later} new"));
+    assert_eq!(ints(&ok(&mut c, "AMQ.EXISTS tc old new")), [0, 1]);
+    assert_eq!(int(&ok(&mut c, "AMQ.DEL tc new")), 1);
 
     // the cuckoo kinds delete through AMQ.DEL too
     ok(&mut c, "CF.ADD cf x");

@@ -440,7 +440,7 @@ fn command_info_has_arities_flags_and_keys() {
         ("amq.add", -3, "write", 1, 1),
         ("amq.addat", -4, "write", 1, 1),
         ("amq.exists", -3, "readonly", 1, 1),
-        ("amq.del", 3, "write", 1, 1),
+        ("amq.del", -3, "write", 1, 1),
         ("amq.delat", 4, "write", 1, 1),
         ("amq.merge", -3, "write", 1, -1),
         ("amq.dump", 2, "readonly", 1, 1),

@@ -30,6 +30,19 @@ fn fill(c: &mut Connection) -> Vec<&'static str> {
         "AMQ.RESERVE w sliding-window-bloom WINDOWBITS 4096 CHUNKBITS 512 BATCH 4 K 3",
     );
     ok(c, &format!("AMQ.ADD w {items}"));
+    ok(
+        c,
+        "AMQ.RESERVE rl sliding-window-cuckoo EPOCHITEMS 100 ERROR 0.001",
+    );
+    ok(c, &format!("AMQ.ADD rl {items}"));
+    assert_eq!(int(&ok(c, "AMQ.DEL rl EPOCH 1 i150")), 1);
+    ok(
+        c,
+        "AMQ.RESERVE tc ttl-cuckoo ITEMS 1000 ERROR 0.001 TICK 60 TTL 3600",
+    );
+    ok(c, &format!("AMQ.ADD tc {items}"));
+    ok(c, "AMQ.RESERVE sb split-block-bloom ITEMS 1000");
+    ok(c, &format!("AMQ.ADD sb {items}"));
     // a load in progress: the header only
     let v = ok(c, "BF.SCANDUMP bf 0");
     let Value::Array(p) = v else { panic!() };
@@ -37,7 +50,9 @@ fn fill(c: &mut Connection) -> Vec<&'static str> {
         call(c, &[b"BF.LOADCHUNK", b"half", b"1", &bytes(&p[1])]),
         Ok(Value::Okay)
     );
-    vec!["bf", "bfn", "bfi", "cf", "bb", "ag", "ng", "w"]
+    vec![
+        "bf", "bfn", "bfi", "cf", "bb", "ag", "ng", "w", "rl", "tc", "sb",
+    ]
 }
 
 /// The `.amq` bytes of every key.

@@ -11,7 +11,7 @@ use crate::ops;
 use crate::replies::{boolean, json};
 use crate::stored::{State, Stored};
 use amq::math::plan;
-use amq::AnyFilter;
+use amq::{AnyFilter, At};
 use redis_module::{Context, RedisError, RedisResult, RedisString, RedisValue};
 
 /// `AMQ.PLAN <kind> [options]`: the planner's [`Plan`](amq::math::Plan), as `amq plan --json`
@@ -52,8 +52,9 @@ pub fn reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     Ok(RedisValue::SimpleStringStatic("OK"))
 }
 
-/// `AMQ.ADD key item [item ...]`: for each item, `true` if it was new (a sliding window
-/// replies the position it gave the item). An aging filter and a negative cache stamp the
+/// `AMQ.ADD key item [item ...]`: for each item, `true` if it was new (a sliding-window Bloom
+/// filter replies the position it gave the item, a sliding-window cuckoo filter the epoch it
+/// registered the member in). An aging filter and a negative cache stamp the
 /// items with the server's time, and the command is replicated as `AMQ.ADDAT` with that time,
 /// so replicas and the AOF hold the same bits.
 ///
@@ -88,14 +89,12 @@ fn add_at(ctx: &Context, key: &RedisString, t: u64, items: &[RedisString]) -> Re
     let mut out = Vec::with_capacity(items.len());
     let mut refused = None;
     for item in items {
-        let position = match &*f {
-            AnyFilter::SlidingWindowBloom(w) => Some(w.next_position()),
-            _ => None,
-        };
-        match ops::insert(f, item.as_slice()) {
-            Ok(new) => out.push(match position {
-                Some(p) => RedisValue::Integer(i64::try_from(p).unwrap_or(i64::MAX)),
-                None => boolean(new),
+        match ops::insert_placed(f, item.as_slice()) {
+            Ok(placed) => out.push(match placed.at {
+                Some(At::Position(n) | At::Epoch(n)) => {
+                    RedisValue::Integer(i64::try_from(n).unwrap_or(i64::MAX))
+                }
+                None => boolean(placed.new),
             }),
             Err(r) => {
                 refused = Some(r);
@@ -124,10 +123,12 @@ fn replicate_at(ctx: &Context, command: &str, key: &RedisString, t: u64, items: 
     ctx.replicate(command, argv.as_slice());
 }
 
-/// `AMQ.EXISTS key item [item ...]`, or `AMQ.EXISTS key POSITION p item [item ...]` for a
-/// sliding window: for each item, "maybe present" (`true`) or "definitely absent"; a negative
+/// `AMQ.EXISTS key item [item ...]`, `AMQ.EXISTS key POSITION p item [item ...]` for a
+/// sliding-window Bloom filter, `AMQ.EXISTS key EPOCH e item [item ...]` for a sliding-window
+/// cuckoo filter: for each item, "maybe present" (`true`) or "definitely absent"; a negative
 /// cache answers the other way round, "definitely present" (`true`) or "maybe absent". A
-/// missing key answers `false`.
+/// missing key answers `false`. (`POSITION` and `EPOCH` are read as such only for the kind
+/// that takes them: for any other kind they are items.)
 ///
 /// # Errors
 /// The command's error replies: `ERR not found`, `WRONGTYPE`, the library's errors.
@@ -139,20 +140,22 @@ pub fn exists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         let Some(f) = f else {
             return Ok(RedisValue::Array(vec![boolean(false); args.len() - 2]));
         };
-        let windowed = matches!(f, AnyFilter::SlidingWindowBloom(_));
-        let (position, items) = if windowed && args.len() >= 5 && is(&args[2], "POSITION") {
-            let p = args[3]
-                .parse_unsigned_integer()
-                .map_err(|_| errors::err("POSITION needs an unsigned integer"))?;
-            (Some(p), &args[4..])
-        } else {
-            (None, &args[2..])
+        let (at, items) = match placed_at(f, &args[2..])? {
+            Some(at) => (Some(at), &args[4..]),
+            None => (None, &args[2..]),
         };
         let answers = items
             .iter()
-            .map(|i| match position {
-                Some(p) => ops::exists_at(f, i.as_slice(), p),
-                None => ops::exists(f, i.as_slice()),
+            .map(|i| match at {
+                Some(at) => ops::exists_at(f, i.as_slice(), at),
+                None => ops::exists(f, i.as_slice()).map_err(|e| {
+                    let ask = match f {
+                        AnyFilter::SlidingWindowBloom(_) => Some("AMQ.EXISTS key POSITION p item"),
+                        AnyFilter::SlidingWindowCuckoo(_) => Some("AMQ.EXISTS key EPOCH e item"),
+                        _ => None,
+                    };
+                    with_hint(e, ask)
+                }),
             })
             .map(|r| r.map(boolean))
             .collect::<Result<Vec<_>, _>>()?;
@@ -160,17 +163,63 @@ pub fn exists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     })
 }
 
+/// `POSITION p` (a sliding-window Bloom filter) or `EPOCH e` (a sliding-window cuckoo
+/// filter) at the start of `rest`, read only for the kind that takes it and only when an item
+/// follows.
+fn placed_at(f: &AnyFilter, rest: &[RedisString]) -> Result<Option<At>, RedisError> {
+    let (word, make): (&str, fn(u64) -> At) = match f {
+        AnyFilter::SlidingWindowBloom(_) => ("POSITION", At::Position),
+        AnyFilter::SlidingWindowCuckoo(_) => ("EPOCH", At::Epoch),
+        _ => return Ok(None),
+    };
+    if rest.len() < 3 || !is(&rest[0], word) {
+        return Ok(None);
+    }
+    let n = rest[1]
+        .parse_unsigned_integer()
+        .map_err(|_| errors::err(format!("{word} needs an unsigned integer")))?;
+    Ok(Some(make(n)))
+}
+
+/// A refusal with the command that does what was asked (`None`: as it is).
+fn with_hint(e: RedisError, command: Option<&str>) -> RedisError {
+    match (e, command) {
+        (RedisError::String(s), Some(c)) => RedisError::String(format!("{s}; use {c}")),
+        (e, _) => e,
+    }
+}
+
 /// `AMQ.DEL key item`: removes one copy from a filter that deletes (the cuckoo filters, the
 /// negative cache); an item it says is definitely absent is refused and nothing changes.
-/// Replicated as `AMQ.DELAT` with the server's time.
+/// Replicated as `AMQ.DELAT` with the server's time. `AMQ.DEL key EPOCH e item` slashes a
+/// member of a sliding-window cuckoo filter at its epoch (replicated as it is).
 ///
 /// # Errors
 /// The command's error replies: `ERR not found`, `WRONGTYPE`, the library's errors.
 pub fn del(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    if args.len() == 5 && is(&args[2], "EPOCH") {
+        return slash(ctx, &args[1], &args[3], &args[4]);
+    }
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
     }
     del_at(ctx, &args[1], access::now(), &args[2])
+}
+
+fn slash(ctx: &Context, key: &RedisString, epoch: &RedisString, item: &RedisString) -> RedisResult {
+    let epoch = epoch
+        .parse_unsigned_integer()
+        .map_err(|_| errors::err("EPOCH needs an unsigned integer"))?;
+    let slot = Slot::open(ctx, key);
+    let f = filter_mut(slot.value()?.ok_or(e(errors::NOT_FOUND))?, Family::Any)?;
+    match f.remove_at(item.as_slice(), At::Epoch(epoch)) {
+        Ok(true) => {
+            ctx.replicate_verbatim();
+            Ok(boolean(true))
+        }
+        Ok(false) => Err(e(errors::NOT_DELETED)),
+        Err(err) => Err(errors::lib(&err)),
+    }
 }
 
 /// `AMQ.DELAT key unix-seconds item`: [`del`] at a given time.
@@ -197,7 +246,13 @@ fn del_at(ctx: &Context, key: &RedisString, t: u64, item: &RedisString) -> Redis
             Ok(boolean(true))
         }
         Ok(false) => Err(e(errors::NOT_DELETED)),
-        Err(err) => Err(errors::lib(&err)),
+        Err(err) => {
+            let slash = matches!(f, AnyFilter::SlidingWindowCuckoo(_));
+            Err(with_hint(
+                errors::lib(&err),
+                slash.then_some("AMQ.DEL key EPOCH e item"),
+            ))
+        }
     }
 }
 

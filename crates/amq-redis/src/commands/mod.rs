@@ -80,7 +80,7 @@ pub const TABLE: &[CommandInfo] = &[
     one("amq.add", -3, INSERT),
     one("amq.addat", -4, INSERT),
     one("amq.exists", -3, READ),
-    one("amq.del", 3, DELETE),
+    one("amq.del", -3, DELETE),
     one("amq.delat", 4, DELETE),
     CommandInfo {
         name: "amq.merge",

@@ -3,9 +3,8 @@
 //!
 //! `<kind> [ITEMS n] [ERROR ε | BITS m | MEMORY bytes] [K k] [EXPANSION s] [TIGHTENING r]
 //! [NONSCALING] [MAXITERATIONS i] [WINDOW w] [TTL seconds] [GENERATIONS g] [L l] [B b]
-//! [WAYS w] [WINDOWBITS W] [CHUNKBITS S] [BATCH B] [SEED s]`, the kind one of `Kind::name`'s
-//! (`bloom`, `blocked-bloom`, `cuckoo`, `sliding-window-bloom`, `aging-bloom`,
-//! `negative-cache`, `scalable-bloom`, `expandable-cuckoo`).
+//! [WAYS w] [WINDOWBITS W] [CHUNKBITS S] [BATCH B] [TICK t] [STAMPBITS s] [EPOCHITEMS B]
+//! [SEED s]`, the kind one of `Kind::name`'s (every kind an `.amq` file holds).
 
 use crate::args::{float, int, is};
 use crate::errors::{self, err};
@@ -38,6 +37,9 @@ struct Options {
     window_bits: Option<u64>,
     chunk_bits: Option<u64>,
     batch: Option<u64>,
+    tick: Option<u64>,
+    stamp_bits: Option<u32>,
+    epoch_items: Option<u64>,
     seed: Option<u64>,
 }
 
@@ -61,8 +63,9 @@ pub fn parse(args: &[RedisString]) -> Result<(Spec, u64), RedisError> {
         .and_then(|n| Kind::from_name(&n.to_ascii_lowercase()))
         .ok_or_else(|| {
             err(
-                "unknown filter kind (bloom, blocked-bloom, cuckoo, sliding-window-bloom, \
-                 aging-bloom, negative-cache, scalable-bloom, expandable-cuckoo)",
+                "unknown filter kind (bloom, blocked-bloom, split-block-bloom, cuckoo, \
+                 sliding-window-bloom, aging-bloom, negative-cache, ttl-cuckoo, \
+                 sliding-window-cuckoo, scalable-bloom, expandable-cuckoo)",
             )
         })?;
     let mut o = Options::default();
@@ -105,6 +108,12 @@ pub fn parse(args: &[RedisString]) -> Result<(Spec, u64), RedisError> {
             o.chunk_bits = Some(number("CHUNKBITS", v)?);
         } else if is(k, "BATCH") {
             o.batch = Some(number("BATCH", v)?);
+        } else if is(k, "TICK") {
+            o.tick = Some(number("TICK", v)?);
+        } else if is(k, "STAMPBITS") {
+            o.stamp_bits = Some(number("STAMPBITS", v)?);
+        } else if is(k, "EPOCHITEMS") {
+            o.epoch_items = Some(number("EPOCHITEMS", v)?);
         } else if is(k, "SEED") {
             o.seed = Some(
                 v.and_then(|s| s.parse_unsigned_integer().ok())
@@ -132,7 +141,7 @@ fn spec(kind: Kind, o: &Options) -> Result<Spec, RedisError> {
         Some(_) => Err(err("this kind is sized by ERROR only")),
     };
     let spec = match kind {
-        Kind::Bloom | Kind::BlockedBloom | Kind::Cuckoo => Spec::sized(
+        Kind::Bloom | Kind::BlockedBloom | Kind::SplitBlockBloom | Kind::Cuckoo => Spec::sized(
             kind,
             items()?,
             o.target.unwrap_or(Target::Fpr(DEFAULT_FPR)),
@@ -178,6 +187,21 @@ fn spec(kind: Kind, o: &Options) -> Result<Spec, RedisError> {
                 },
             }
         }
+        Kind::TtlCuckoo => Spec::TtlCuckoo(amq::ttl::TtlSpec {
+            items: items()?,
+            fpr: fpr()?,
+            tick: o
+                .tick
+                .ok_or_else(|| err("TICK is required for a ttl-cuckoo filter"))?,
+            stamp_bits: o.stamp_bits,
+            max_ttl: o.ttl,
+        }),
+        Kind::SlidingWindowCuckoo => Spec::SlidingWindowCuckoo(amq::rln::RlnSpec {
+            epoch_items: o
+                .epoch_items
+                .ok_or_else(|| err("EPOCHITEMS is required for a sliding-window-cuckoo filter"))?,
+            fpr: fpr()?,
+        }),
         _ => return Err(err("this kind cannot be created here")),
     };
     Ok(spec)
