@@ -10,14 +10,19 @@
 //! After `<!-- readme-test serve -->` the block talks to an `amq serve` started fresh for the
 //! document (its own data directory, a loopback port the server picks) and shared by its
 //! serve blocks in order: `localhost:8080` in a command is that server's address, and a
-//! `date: ` header line matches any date.
+//! `date: ` header line matches any date. After `<!-- readme-test serve-start -->` the block
+//! is one `amq serve` command (or `cargo run ... -p amq-cli -- serve`) and the lines it prints
+//! at start: the document's server is started with its options instead (its `--data` in a
+//! fresh directory, on a port it picks), and its lines are compared with the address, the data
+//! directory and the seconds a preload took masked.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdout, Command, Stdio};
+use std::process::{Child, Command, Stdio};
 
 const MARKER: &str = "<!-- readme-test -->";
 const SERVE_MARKER: &str = "<!-- readme-test serve -->";
+const START_MARKER: &str = "<!-- readme-test serve-start -->";
 /// The documents whose marked blocks are run, from the workspace root.
 const DOCUMENTS: [&str; 3] = ["README.md", "docs/server.md", "docs/forgetting-cuckoo.md"];
 
@@ -29,11 +34,22 @@ struct Step {
     output: Vec<String>,
 }
 
-/// A marked block: the line of its fence, whether it runs against a server, its steps.
+/// How a marked block runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Each command in a fresh directory.
+    Plain,
+    /// Against the document's server.
+    Serve,
+    /// Starts the document's server.
+    Start,
+}
+
+/// A marked block: the line of its fence, how it runs, its steps.
 #[derive(Debug)]
 struct Block {
     fence: usize,
-    serve: bool,
+    mode: Mode,
     steps: Vec<Step>,
 }
 
@@ -43,11 +59,15 @@ fn marked_blocks(name: &str, readme: &str) -> Vec<Block> {
     let mut blocks = Vec::new();
     let mut i = 0;
     while i < lines.len() {
-        let serve = lines[i].trim() == SERVE_MARKER;
-        if lines[i].trim() != MARKER && !serve {
-            i += 1;
-            continue;
-        }
+        let mode = match lines[i].trim() {
+            MARKER => Mode::Plain,
+            SERVE_MARKER => Mode::Serve,
+            START_MARKER => Mode::Start,
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
         let fence = i + 1;
         assert!(
             lines.get(fence).is_some_and(|l| l.starts_with("```")),
@@ -87,7 +107,7 @@ fn marked_blocks(name: &str, readme: &str) -> Vec<Block> {
         }
         blocks.push(Block {
             fence: fence + 1,
-            serve,
+            mode,
             steps,
         });
         i = j;
@@ -113,34 +133,52 @@ fn shown_file(command: &str) -> Option<&str> {
 struct Server {
     child: Child,
     addr: String,
-    /// Kept open: the server may print more, and a closed pipe would fail its writes.
-    _stdout: BufReader<ChildStdout>,
 }
 
 impl Server {
-    /// Starts `amq serve` on a port of its choosing, with its data in `dir/data`.
-    fn start(dir: &Path) -> Server {
-        let mut child = Command::new(amq_dir().join("amq"))
-            .args(["serve", "--listen", "127.0.0.1:0", "--data"])
+    /// Starts `amq serve` with `options` (and `--data dir/data`) on a port of its choosing;
+    /// returns it and the first `lines` lines it printed, stdout and stderr in the order a
+    /// terminal shows them (at least up to the address; waiting at most 30 s for each).
+    fn start(dir: &Path, options: &[String], lines: usize) -> (Server, Vec<String>) {
+        let mut child = Command::new("sh")
+            .args(["-c", "exec \"$0\" \"$@\" 2>&1"])
+            .arg(amq_dir().join("amq"))
+            .arg("serve")
+            .args(options)
+            .args(["--listen", "127.0.0.1:0", "--data"])
             .arg(dir.join("data"))
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
             .spawn()
             .expect("amq serve starts");
-        let mut line = String::new();
-        let mut stdout = BufReader::new(child.stdout.take().unwrap());
-        stdout.read_line(&mut line).unwrap();
-        let addr = line
-            .split("http://")
-            .nth(1)
-            .and_then(|r| r.split_whitespace().next())
-            .unwrap_or_else(|| panic!("no address in {line:?}"))
-            .to_owned();
-        Server {
-            child,
-            addr,
-            _stdout: stdout,
+        // a thread drains the pipe for the server's life: a closed pipe would fail its prints
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        let mut printed = Vec::new();
+        let mut addr = None;
+        while addr.is_none() || printed.len() < lines {
+            let Ok(line) = rx.recv_timeout(std::time::Duration::from_secs(30)) else {
+                let _ = child.kill();
+                panic!("amq serve {options:?} printed only {printed:?}");
+            };
+            if addr.is_none() && line.contains("listening on http://") {
+                addr = line
+                    .split("http://")
+                    .nth(1)
+                    .and_then(|r| r.split_whitespace().next())
+                    .map(str::to_owned);
+            }
+            printed.push(line);
         }
+        let server = Server {
+            child,
+            addr: addr.expect("an address"),
+        };
+        (server, printed)
     }
 }
 
@@ -149,6 +187,82 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// A start block's one command as `amq serve`'s options, without `--data` and `--listen`
+/// (the harness gives its own).
+fn serve_options(command: &str) -> Option<Vec<String>> {
+    let rest = command
+        .strip_prefix("amq serve")
+        .or_else(|| command.split_once(" -p amq-cli -- serve").map(|(_, r)| r))?;
+    let mut words = rest.split_whitespace();
+    let mut options = Vec::new();
+    while let Some(w) = words.next() {
+        if w == "--data" || w == "--listen" {
+            words.next();
+        } else {
+            options.push(w.to_owned());
+        }
+    }
+    Some(options)
+}
+
+/// A start line with what differs from run to run written as the document writes it: the
+/// address, the data directory, the seconds a preload took.
+fn start_line(line: &str, addr: &str, data: &Path) -> String {
+    let line = line
+        .replace(addr, "127.0.0.1:8080")
+        .replace(&data.display().to_string(), "./amq-data");
+    match line.rsplit_once(" in ") {
+        Some((head, secs))
+            if secs
+                .strip_suffix(" s")
+                .is_some_and(|n| n.parse::<f64>().is_ok()) =>
+        {
+            format!("{head} in _ s")
+        }
+        _ => line,
+    }
+}
+
+/// Starts the document's server as a start block says, and compares what it prints.
+fn start_block(name: &str, block: &Block, dir: &Path) -> (Server, Vec<String>) {
+    let [step] = &block.steps[..] else {
+        panic!(
+            "{name}:{}: a serve-start block holds one command",
+            block.fence
+        );
+    };
+    let options = serve_options(&step.command).unwrap_or_else(|| {
+        panic!(
+            "{name}:{}: not an amq serve command: {}",
+            step.line, step.command
+        )
+    });
+    let (server, printed) = Server::start(dir, &options, step.output.len());
+    let data = dir.join("data");
+    let got: Vec<String> = printed
+        .iter()
+        .map(|l| start_line(l, &server.addr, &data))
+        .collect();
+    let shown: Vec<String> = step
+        .output
+        .iter()
+        .map(|l| start_line(l, "127.0.0.1:8080", Path::new("./amq-data")))
+        .collect();
+    let failures = if got == shown {
+        Vec::new()
+    } else {
+        vec![format!(
+            "{name}:{} (block at line {}): `{}`\n--- {name}\n{}\n--- amq\n{}",
+            step.line,
+            block.fence,
+            step.command,
+            shown.join("\n"),
+            got.join("\n")
+        )]
+    };
+    (server, failures)
 }
 
 /// A line of output as the document shows it: `date: ` headers match any date.
@@ -226,11 +340,21 @@ fn readme_examples_match_the_binary() {
         let data = tempfile::tempdir().unwrap();
         let mut server = None;
         for block in &blocks {
-            if block.serve && server.is_none() {
-                server = Some(Server::start(data.path()));
+            match block.mode {
+                Mode::Start => {
+                    assert!(server.is_none(), "{name}: one server per document");
+                    let (s, failed) = start_block(name, block, data.path());
+                    server = Some(s);
+                    failures.extend(failed);
+                }
+                Mode::Serve => {
+                    if server.is_none() {
+                        server = Some(Server::start(data.path(), &[], 1).0);
+                    }
+                    failures.extend(run_block(name, block, server.as_ref()));
+                }
+                Mode::Plain => failures.extend(run_block(name, block, None)),
             }
-            let on = if block.serve { server.as_ref() } else { None };
-            failures.extend(run_block(name, block, on));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
@@ -239,10 +363,11 @@ fn readme_examples_match_the_binary() {
 #[test]
 fn the_block_parser_reads_commands_outputs_and_continuations() {
     let text = "x\n<!-- readme-test -->\n```console\n$ echo a \\\n    b\na b\n\n$ true\n```\n\
-                <!-- readme-test serve -->\n```console\n$ true\n```\n";
+                <!-- readme-test serve -->\n```console\n$ true\n```\n\
+                <!-- readme-test serve-start -->\n```console\n$ amq serve\n```\n";
     let blocks = marked_blocks("t", text);
-    assert_eq!(blocks.len(), 2);
-    assert!(!blocks[0].serve && blocks[1].serve);
+    let modes: Vec<Mode> = blocks.iter().map(|b| b.mode).collect();
+    assert_eq!(modes, [Mode::Plain, Mode::Serve, Mode::Start]);
     let steps = &blocks[0].steps;
     assert_eq!(steps.len(), 2);
     assert_eq!(steps[0].command, "echo a  b");
@@ -258,4 +383,26 @@ fn the_block_parser_reads_commands_outputs_and_continuations() {
         "date: Tue, 24 Nov 2026"
     ));
     assert!(!same_line("etag: \"1\"", "etag: \"2\""));
+    assert_eq!(
+        serve_options("cargo run --release -q -p amq-cli -- serve --data ./d --preload w=f"),
+        Some(vec!["--preload".to_owned(), "w=f".to_owned()])
+    );
+    assert_eq!(serve_options("amq build x"), None);
+    let data = Path::new("/tmp/x/data");
+    assert_eq!(
+        start_line(
+            "amq serve: preloaded w: 3 items into a bloom filter (ε 1e-3) in 0.17 s",
+            "127.0.0.1:4242",
+            data
+        ),
+        "amq serve: preloaded w: 3 items into a bloom filter (ε 1e-3) in _ s"
+    );
+    assert_eq!(
+        start_line(
+            "amq serve: listening on http://127.0.0.1:4242 (data in /tmp/x/data)",
+            "127.0.0.1:4242",
+            data
+        ),
+        "amq serve: listening on http://127.0.0.1:8080 (data in ./amq-data)"
+    );
 }
