@@ -148,14 +148,7 @@ pub fn exists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
             .iter()
             .map(|i| match at {
                 Some(at) => ops::exists_at(f, i.as_slice(), at),
-                None => ops::exists(f, i.as_slice()).map_err(|e| {
-                    let ask = match f {
-                        AnyFilter::SlidingWindowBloom(_) => Some("AMQ.EXISTS key POSITION p item"),
-                        AnyFilter::SlidingWindowCuckoo(_) => Some("AMQ.EXISTS key EPOCH e item"),
-                        _ => None,
-                    };
-                    with_hint(e, ask)
-                }),
+                None => ops::exists(f, i.as_slice()).map_err(|e| with_hint(f, e, false)),
             })
             .map(|r| r.map(boolean))
             .collect::<Result<Vec<_>, _>>()?;
@@ -181,11 +174,19 @@ fn placed_at(f: &AnyFilter, rest: &[RedisString]) -> Result<Option<At>, RedisErr
     Ok(Some(make(n)))
 }
 
-/// A refusal with the command that does what was asked (`None`: as it is).
-fn with_hint(e: RedisError, command: Option<&str>) -> RedisError {
-    match (e, command) {
-        (RedisError::String(s), Some(c)) => RedisError::String(format!("{s}; use {c}")),
-        (e, _) => e,
+/// A sliding-window kind's refusal to answer (`deleting`: to delete) by item alone, with the
+/// command that asks it (slashes the member) at its position or epoch; other refusals as
+/// they are.
+fn with_hint(f: &AnyFilter, e: RedisError, deleting: bool) -> RedisError {
+    let command = match (f, deleting) {
+        (AnyFilter::SlidingWindowBloom(_), false) => "AMQ.EXISTS key POSITION p item",
+        (AnyFilter::SlidingWindowCuckoo(_), false) => "AMQ.EXISTS key EPOCH e item",
+        (AnyFilter::SlidingWindowCuckoo(_), true) => "AMQ.DEL key EPOCH e item",
+        _ => return e,
+    };
+    match e {
+        RedisError::String(s) => RedisError::String(format!("{s}; use {command}")),
+        e => e,
     }
 }
 
@@ -246,13 +247,7 @@ fn del_at(ctx: &Context, key: &RedisString, t: u64, item: &RedisString) -> Redis
             Ok(boolean(true))
         }
         Ok(false) => Err(e(errors::NOT_DELETED)),
-        Err(err) => {
-            let slash = matches!(f, AnyFilter::SlidingWindowCuckoo(_));
-            Err(with_hint(
-                errors::lib(&err),
-                slash.then_some("AMQ.DEL key EPOCH e item"),
-            ))
-        }
+        Err(err) => Err(with_hint(f, errors::lib(&err), true)),
     }
 }
 

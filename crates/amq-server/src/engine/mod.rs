@@ -293,7 +293,8 @@ impl Engine {
     /// # Errors
     /// 404 no such filter; 409 a kind that cannot delete.
     pub async fn remove(&self, name: &str, item: &[u8]) -> Result<Outcome, ApiError> {
-        self.change(name, record::record(Tag::Remove, item)).await
+        self.change(name, record::record(Tag::Remove, &[item]))
+            .await
     }
 
     /// Slashes a member of a sliding-window cuckoo filter at its epoch.
@@ -309,7 +310,8 @@ impl Engine {
     /// # Errors
     /// 404 no such filter; 409 kinds or shapes that do not match.
     pub async fn merge(&self, name: &str, other: &[u8]) -> Result<Outcome, ApiError> {
-        self.change(name, record::record(Tag::Merge, other)).await
+        self.change(name, record::record(Tag::Merge, &[other]))
+            .await
     }
 
     /// Creates a Cashu keyset; durable on return.

@@ -150,18 +150,18 @@ fn count_items(payload: &[u8]) -> Option<usize> {
 
 /// The record that slashes `item` at `epoch`.
 pub(crate) fn slash(item: &[u8], epoch: u64) -> Vec<u8> {
-    let mut payload = Vec::with_capacity(8 + item.len());
-    payload.extend_from_slice(&epoch.to_le_bytes());
-    payload.extend_from_slice(item);
-    record(Tag::Slash, &payload)
+    record(Tag::Slash, &[&epoch.to_le_bytes(), item])
 }
 
-/// A record with a payload that is not a list of items.
-pub(crate) fn record(tag: Tag, payload: &[u8]) -> Vec<u8> {
-    let mut r = Vec::with_capacity(HEADER + payload.len());
+/// A record with a payload that is not a list of items: the `parts` one after the other.
+pub(crate) fn record(tag: Tag, parts: &[&[u8]]) -> Vec<u8> {
+    let len: usize = parts.iter().map(|p| p.len()).sum();
+    let mut r = Vec::with_capacity(HEADER + len);
     r.extend_from_slice(&[VERSION, tag as u8]);
     r.extend_from_slice(&[0; 8]);
-    r.extend_from_slice(payload);
+    for p in parts {
+        r.extend_from_slice(p);
+    }
     r
 }
 

@@ -363,12 +363,9 @@ pub async fn contains(
                 Ok::<_, amq::Error>(())
             })?
         }
-        (None, Some(epoch)) => e.read(|f| {
-            for (out, item) in maybe.iter_mut().zip(&slices) {
-                *out = f.contains_at(item, At::Epoch(epoch))?;
-            }
-            Ok::<_, amq::Error>(())
-        })?,
+        (None, Some(epoch)) => {
+            e.read(|f| f.contains_batch_at(&slices, At::Epoch(epoch), &mut maybe))?
+        }
     }
     Ok(axum::Json(Maybe { maybe }))
 }

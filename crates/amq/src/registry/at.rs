@@ -74,6 +74,30 @@ impl AnyFilter {
         }
     }
 
+    /// Batched [`contains_at`](Self::contains_at), every item asked at the same `at`: a
+    /// sliding-window cuckoo filter answers an epoch with its prefetching batch.
+    ///
+    /// # Errors
+    /// As [`contains_at`](Self::contains_at), before any answer is written.
+    ///
+    /// # Panics
+    /// If `out.len() != items.len()`.
+    pub fn contains_batch_at(&self, items: &[&[u8]], at: At, out: &mut [bool]) -> Result<()> {
+        crate::filter::check_batch(items.len(), out.len());
+        match (self, at) {
+            (AnyFilter::SlidingWindowCuckoo(s), At::Epoch(e)) => s.contains_batch(items, e, out),
+            _ => {
+                if let Some(first) = items.first() {
+                    self.contains_at(first, at)?;
+                }
+                for (o, item) in out.iter_mut().zip(items) {
+                    *o = self.contains_at(item, at)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Slashes a member of a sliding-window cuckoo filter at its epoch (removes one copy of
     /// its fingerprint there): `Ok(true)` if it was held, `Ok(false)` if it was definitely
     /// absent (nothing changed). Only slash members: see
@@ -165,6 +189,17 @@ mod tests {
             assert_eq!(*at, Some(At::Epoch(i as u64 / 10)), "item {i}");
             let item = (i as u32).to_le_bytes();
             assert_eq!(f.contains_at(&item, at.unwrap()), Ok(true));
+        }
+        let items: alloc::vec::Vec<[u8; 4]> = (0..25u32).map(u32::to_le_bytes).collect();
+        let refs: alloc::vec::Vec<&[u8]> = items.iter().map(|i| &i[..]).collect();
+        let mut out = [false; 25];
+        f.contains_batch_at(&refs, At::Epoch(1), &mut out).unwrap();
+        for (i, &maybe) in out.iter().enumerate() {
+            assert_eq!(
+                maybe,
+                i / 10 == 1 || f.contains_at(&items[i], At::Epoch(1)).unwrap()
+            );
+            assert!(!(10..20).contains(&i) || maybe, "member {i} at its epoch");
         }
         assert_eq!(f.remove_at(&3u32.to_le_bytes(), At::Epoch(0)), Ok(true));
         assert_eq!(f.contains_at(&3u32.to_le_bytes(), At::Epoch(0)), Ok(false));
