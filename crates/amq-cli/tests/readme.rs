@@ -14,7 +14,12 @@
 //! is one `amq serve` command (or `cargo run ... -p amq-cli -- serve`) and the lines it prints
 //! at start: the document's server is started with its options instead (its `--data` in a
 //! fresh directory, on a port it picks), and its lines are compared with the address, the data
-//! directory and the seconds a preload took masked.
+//! directory and the seconds a preload took masked; a later start block replaces the server
+//! (a fresh data directory) for the serve blocks after it. In a serve block, the number after
+//! `"timestamp":` or `"start":` (the clock's, in Cashu responses) matches any number.
+//!
+//! After `<!-- readme-test in DIR -->` (DIR from the workspace root) a plain block runs in a
+//! fresh copy of DIR's files: the example inputs the document points its reader to.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -23,6 +28,8 @@ use std::process::{Child, Command, Stdio};
 const MARKER: &str = "<!-- readme-test -->";
 const SERVE_MARKER: &str = "<!-- readme-test serve -->";
 const START_MARKER: &str = "<!-- readme-test serve-start -->";
+/// `<!-- readme-test in DIR -->`: a plain block with DIR's files as its inputs.
+const INPUTS_MARKER: (&str, &str) = ("<!-- readme-test in ", " -->");
 /// The documents whose marked blocks are run, from the workspace root.
 const DOCUMENTS: [&str; 3] = ["README.md", "docs/server.md", "docs/forgetting-cuckoo.md"];
 
@@ -45,12 +52,28 @@ enum Mode {
     Start,
 }
 
-/// A marked block: the line of its fence, how it runs, its steps.
+/// A marked block: the line of its fence, how it runs, its input directory, its steps.
 #[derive(Debug)]
 struct Block {
     fence: usize,
     mode: Mode,
+    inputs: Option<String>,
     steps: Vec<Step>,
+}
+
+/// The mode and input directory a marker line gives, if it is one.
+fn marker(line: &str) -> Option<(Mode, Option<String>)> {
+    match line.trim() {
+        MARKER => Some((Mode::Plain, None)),
+        SERVE_MARKER => Some((Mode::Serve, None)),
+        START_MARKER => Some((Mode::Start, None)),
+        other => {
+            let dir = other
+                .strip_prefix(INPUTS_MARKER.0)?
+                .strip_suffix(INPUTS_MARKER.1)?;
+            Some((Mode::Plain, Some(dir.trim().to_owned())))
+        }
+    }
 }
 
 /// The marked blocks of a document (`name` for the messages).
@@ -59,14 +82,9 @@ fn marked_blocks(name: &str, readme: &str) -> Vec<Block> {
     let mut blocks = Vec::new();
     let mut i = 0;
     while i < lines.len() {
-        let mode = match lines[i].trim() {
-            MARKER => Mode::Plain,
-            SERVE_MARKER => Mode::Serve,
-            START_MARKER => Mode::Start,
-            _ => {
-                i += 1;
-                continue;
-            }
+        let Some((mode, inputs)) = marker(lines[i]) else {
+            i += 1;
+            continue;
         };
         let fence = i + 1;
         assert!(
@@ -108,6 +126,7 @@ fn marked_blocks(name: &str, readme: &str) -> Vec<Block> {
         blocks.push(Block {
             fence: fence + 1,
             mode,
+            inputs,
             steps,
         });
         i = j;
@@ -270,9 +289,44 @@ fn same_line(shown: &str, got: &str) -> bool {
     shown == got || (shown.starts_with("date: ") && got.starts_with("date: "))
 }
 
+/// `line` with the number after each `"timestamp":` and `"start":` written `_`: the server's
+/// clock in its Cashu responses.
+fn clock_masked(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(at) = ["\"timestamp\":", "\"start\":"]
+        .iter()
+        .filter_map(|key| rest.find(key).map(|i| i + key.len()))
+        .min()
+    {
+        out.push_str(&rest[..at]);
+        let digits = rest[at..].len()
+            - rest[at..]
+                .trim_start_matches(|c: char| c.is_ascii_digit())
+                .len();
+        if digits > 0 {
+            out.push('_');
+        }
+        rest = &rest[at + digits..];
+    }
+    out.push_str(rest);
+    out
+}
+
 fn run_block(name: &str, block: &Block, server: Option<&Server>) -> Vec<String> {
     let (fence, steps) = (block.fence, &block.steps);
     let dir = tempfile::tempdir().unwrap();
+    if let Some(inputs) = &block.inputs {
+        let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(inputs);
+        let entries = std::fs::read_dir(&from)
+            .unwrap_or_else(|e| panic!("{name}:{fence}: inputs {}: {e}", from.display()));
+        for entry in entries {
+            let entry = entry.unwrap();
+            std::fs::copy(entry.path(), dir.path().join(entry.file_name())).unwrap();
+        }
+    }
     let path = format!(
         "{}:{}",
         amq_dir().display(),
@@ -308,7 +362,10 @@ fn run_block(name: &str, block: &Block, server: Option<&Server>) -> Vec<String> 
             got.pop();
         }
         let same = got.len() == step.output.len()
-            && step.output.iter().zip(&got).all(|(s, g)| same_line(s, g));
+            && step.output.iter().zip(&got).all(|(s, g)| match server {
+                Some(_) => same_line(&clock_masked(s), &clock_masked(g)),
+                None => same_line(s, g),
+            });
         if !same {
             failures.push(format!(
                 "{name}:{} (block at line {fence}): `{}`\n--- {name}\n{}\n--- amq\n{}",
@@ -338,12 +395,16 @@ fn readme_examples_match_the_binary() {
             blocks.len()
         );
         let data = tempfile::tempdir().unwrap();
+        let mut datas = Vec::new();
         let mut server = None;
         for block in &blocks {
             match block.mode {
                 Mode::Start => {
-                    assert!(server.is_none(), "{name}: one server per document");
+                    // a later start block replaces the server, with a fresh data directory
+                    drop(server.take());
+                    let data = tempfile::tempdir().unwrap();
                     let (s, failed) = start_block(name, block, data.path());
+                    datas.push(data);
                     server = Some(s);
                     failures.extend(failed);
                 }
@@ -383,6 +444,21 @@ fn the_block_parser_reads_commands_outputs_and_continuations() {
         "date: Tue, 24 Nov 2026"
     ));
     assert!(!same_line("etag: \"1\"", "etag: \"2\""));
+    assert_eq!(
+        clock_masked(r#"{"n":2,"content":"AOp9","timestamp":1795458233}"#),
+        r#"{"n":2,"content":"AOp9","timestamp":_}"#
+    );
+    assert_eq!(
+        clock_masked(r#"[{"start":17,"end":null},{"start":18,"end":19}]"#),
+        r#"[{"start":_,"end":null},{"start":_,"end":19}]"#
+    );
+    assert_eq!(clock_masked(r#"{"n":7}"#), r#"{"n":7}"#);
+    assert_eq!(
+        marker("<!-- readme-test in docs/examples/bip158 -->"),
+        Some((Mode::Plain, Some("docs/examples/bip158".to_owned())))
+    );
+    assert_eq!(marker("<!-- readme-test -->"), Some((Mode::Plain, None)));
+    assert_eq!(marker("<!-- not a test -->"), None);
     assert_eq!(
         serve_options("cargo run --release -q -p amq-cli -- serve --data ./d --preload w=f"),
         Some(vec!["--preload".to_owned(), "w=f".to_owned()])
