@@ -243,6 +243,35 @@ fn rln_registers_by_epoch_slashes_and_exports() {
         .arg(&f)
         .assert()
         .code(2);
+    // close: epoch 1 (dave alone) ends early; closing again changes nothing
+    amq()
+        .args(["rln", "close", "--json"])
+        .arg(&f)
+        .assert()
+        .success()
+        .stdout("{\"closed\":1,\"next_epoch\":2}\n");
+    let closed = std::fs::read(&f).unwrap();
+    amq()
+        .args(["rln", "close"])
+        .arg(&f)
+        .assert()
+        .success()
+        .stdout("no epoch was open; the next registration opens epoch 2\n");
+    assert_eq!(std::fs::read(&f).unwrap(), closed);
+    amq()
+        .args(["rln", "register"])
+        .arg(&f)
+        .arg("-")
+        .write_stdin("erin\n")
+        .assert()
+        .success()
+        .stdout("2\terin\n");
+    amq()
+        .args(["rln", "contains", "--epoch", "1"])
+        .arg(&f)
+        .arg("dave")
+        .assert()
+        .code(0);
 }
 
 #[test]

@@ -100,9 +100,10 @@ filter_class!(PyRln, SlidingWindowCuckoo::from_bytes, same, {
         with_item(item, |b| self.inner.slash(b, epoch))
     }
 
-    /// Closes the open epoch early (the next registration opens a new one) and compacts it.
-    fn close(&mut self) {
-        self.inner.close();
+    /// Closes the open epoch early (the next registration opens a new one) and compacts it;
+    /// returns its number, or None if no epoch was open (nothing changed).
+    fn close(&mut self) -> Option<u64> {
+        self.inner.close()
     }
 
     /// A set holding epoch ``epoch`` alone, to send to a light client (its ``to_bytes`` are

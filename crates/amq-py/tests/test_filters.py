@@ -262,7 +262,7 @@ def test_rln_set_registers_slashes_and_syncs_epochs():
     assert (e0["open"], e2["open"]) == (False, True) and e0["members"] == 999
     assert e0["buckets"] <= f.epoch_buckets and e0["fpr"] <= f.fpr_bound
     assert f.epoch(3) is None and f.epoch_fpr(3) == 0
-    f.close()
+    assert f.close() == 2 and f.close() is None  # none is open after
     assert f.register("bob") == 3 and f.epoch(2)["open"] is False
     # a light client takes the epochs one at a time, and a later change of one of them
     light = f.export_epoch(0)

@@ -19,6 +19,7 @@ use std::process::ExitCode;
   amq rln register members.amq ids.txt             # prints <epoch>\\t<item> per line
   amq rln contains members.amq --epoch 0 id-17      # maybe (exit 0) or no (exit 1)
   amq rln slash members.amq --epoch 0 id-17         # exit 1 if absent (nothing changed)
+  amq rln close members.amq                         # end the open epoch now (a clock's epoch)
   amq rln export-epoch members.amq --epoch 0 -o epoch-0.amq
   amq rln apply-epoch light.amq epoch-0.amq
   amq rln info --epochs members.amq")]
@@ -33,6 +34,7 @@ enum Command {
     Register(RegisterArgs),
     Contains(ContainsArgs),
     Slash(SlashArgs),
+    Close(CloseArgs),
     Info(InfoArgs),
     ExportEpoch(ExportArgs),
     ApplyEpoch(ApplyArgs),
@@ -98,6 +100,17 @@ struct SlashArgs {
     json: bool,
 }
 
+/// Close the open epoch early (compacting it): the next registration opens a new one. For
+/// epochs that end on a clock rather than after B registrations.
+#[derive(clap::Args, Debug)]
+struct CloseArgs {
+    /// The .amq set, updated in place (unchanged if no epoch is open).
+    filter: PathBuf,
+    /// JSON: {"closed": E or null, "next_epoch": N}.
+    #[arg(long)]
+    json: bool,
+}
+
 /// Show the shape, the epochs, the members, the bits per member and the false-positive rate.
 #[derive(clap::Args, Debug)]
 struct InfoArgs {
@@ -146,6 +159,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         Command::Register(a) => register(a),
         Command::Contains(a) => contains(a),
         Command::Slash(a) => slash(a),
+        Command::Close(a) => close(a),
         Command::Info(a) => info(a),
         Command::ExportEpoch(a) => export(a),
         Command::ApplyEpoch(a) => apply(a),
@@ -226,6 +240,36 @@ fn slash(a: SlashArgs) -> Result<ExitCode> {
         update.replace(&crate::fsio::encode(set.size_bytes(), || set.to_bytes())?)?;
     }
     Ok(super::exit_all(all))
+}
+
+fn close(a: CloseArgs) -> Result<ExitCode> {
+    let update = crate::fsio::Update::lock(&a.filter)?;
+    let mut set = load(&a.filter)?;
+    let closed = set.close();
+    if closed.is_some() {
+        update.replace(&crate::fsio::encode(set.size_bytes(), || set.to_bytes())?)?;
+    }
+    let next = set.next_epoch();
+    let mut out = crate::output::stdout();
+    if a.json {
+        crate::output::json_line(
+            &mut out,
+            &serde_json::json!({"closed": closed, "next_epoch": next}),
+        )?;
+    } else {
+        match closed {
+            Some(e) => writeln!(
+                out,
+                "closed epoch {e}; the next registration opens epoch {next}"
+            )?,
+            None => writeln!(
+                out,
+                "no epoch was open; the next registration opens epoch {next}"
+            )?,
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn info(a: InfoArgs) -> Result<ExitCode> {

@@ -116,6 +116,23 @@ impl AnyFilter {
             (other, at) => Err(misplaced(other.kind(), at)),
         }
     }
+
+    /// Closes a sliding-window cuckoo filter's open epoch early
+    /// ([`SlidingWindowCuckoo::close`](crate::SlidingWindowCuckoo::close)): `Ok(Some(e))` with
+    /// the epoch closed, `Ok(None)` if none was open (nothing changed).
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] for every other kind (only a sliding-window cuckoo filter has
+    /// epochs).
+    pub fn close_epoch(&mut self) -> Result<Option<u64>> {
+        match self {
+            AnyFilter::SlidingWindowCuckoo(s) => Ok(s.close()),
+            other => Err(Error::Unsupported {
+                kind: other.kind().name(),
+                operation: "closing an epoch (only a sliding-window cuckoo filter has epochs)",
+            }),
+        }
+    }
 }
 
 /// The error for a position or an epoch asked of a kind that does not take it.
@@ -170,6 +187,11 @@ mod tests {
         assert_eq!(f.contains_at(b"x", At::Position(1 << 40)), Ok(false));
         let e = f.contains_at(b"x", At::Epoch(0)).unwrap_err();
         assert!(e.to_string().contains("at a position"), "{e}");
+        let e = f.close_epoch().unwrap_err();
+        assert!(
+            e.to_string().contains("only a sliding-window cuckoo"),
+            "{e}"
+        );
         let e = f.remove_at(b"x", At::Position(0)).unwrap_err();
         assert!(e.to_string().contains("window moves past"), "{e}");
         assert_eq!(f.inserted(), 100);
@@ -206,6 +228,12 @@ mod tests {
         assert_eq!(f.remove_at(&3u32.to_le_bytes(), At::Epoch(0)), Ok(false));
         let e = f.contains_at(b"x", At::Position(0)).unwrap_err();
         assert!(e.to_string().contains("registration epoch"), "{e}");
+        // 25 registrations of 10 per epoch: epoch 2 is open with 5, and closes early
+        assert_eq!(f.close_epoch(), Ok(Some(2)));
+        assert_eq!(f.close_epoch(), Ok(None));
+        let next = f.insert_placed(b"late").unwrap().at;
+        assert_eq!(next, Some(At::Epoch(3)));
+        assert_eq!(f.contains_at(&24u32.to_le_bytes(), At::Epoch(2)), Ok(true));
     }
 
     #[test]

@@ -328,15 +328,30 @@ impl SlidingWindowCuckoo {
         Ok(())
     }
 
-    /// Closes the open epoch (the next registration opens a new one) and compacts it.
-    pub fn close(&mut self) {
-        if self.open {
-            self.open = false;
-            let seed = self.seed;
-            if let Some(e) = self.epochs.last_mut() {
-                e.compact(seed);
-            }
+    /// Closes the open epoch early (the next registration opens a new one) and compacts it;
+    /// returns its number, or `None` if no epoch was open (nothing changed). An epoch also
+    /// closes by itself after B registrations; closing early suits epochs that end on a clock
+    /// (a rate-limiting-nullifier epoch of T seconds) rather than on a count.
+    ///
+    /// # Example
+    /// ```
+    /// let mut set = amq::rln::SlidingWindowCuckoo::with_fpr(1000, 0.001, 0)?;
+    /// assert_eq!(set.register("alice")?, 0);
+    /// assert_eq!(set.close(), Some(0));
+    /// assert_eq!(set.close(), None); // none is open now
+    /// assert_eq!(set.register("bob")?, 1);
+    /// assert!(set.contains("alice", 0) && set.contains("bob", 1));
+    /// # Ok::<(), amq::Error>(())
+    /// ```
+    pub fn close(&mut self) -> Option<u64> {
+        if !self.open {
+            return None;
         }
+        self.open = false;
+        let seed = self.seed;
+        let last = self.epochs.last_mut()?;
+        last.compact(seed);
+        Some(self.first + self.epochs.len() as u64 - 1)
     }
 
     /// "Maybe registered at `epoch` and not slashed" (`true`) or "definitely not" (`false`)
