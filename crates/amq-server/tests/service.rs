@@ -140,6 +140,7 @@ async fn the_openapi_document_lists_every_route() {
         ("/api/v1/filters/{name}/export", &["get"]),
         ("/api/v1/filters/{name}/import", &["put"]),
         ("/api/v1/filters/{name}/merge", &["post"]),
+        ("/api/v1/filters/{name}/close", &["post"]),
         ("/api/v1/plan", &["get"]),
         ("/api/v1/openapi.json", &["get"]),
         ("/healthz", &["get"]),
@@ -161,6 +162,7 @@ async fn the_openapi_document_lists_every_route() {
         }
     }
     assert!(doc["components"]["schemas"]["ItemList"].is_object());
+    assert!(doc["components"]["schemas"]["Closed"].is_object());
     // the document matches the one the library function builds
     assert_eq!(doc, serde_json::to_value(amq_server::openapi()).unwrap());
 }
@@ -250,6 +252,16 @@ async fn fill(app: &axum::Router) {
     )
     .await;
     assert_eq!(r.status, StatusCode::OK);
+    // r300 opens epoch 3, which closes early; r301 goes to epoch 4
+    for (item, epoch) in [("r300", 3), ("r301", 4)] {
+        let path = "/api/v1/filters/r/items";
+        let r = call(app, Method::POST, path, Some(json!({"items": [item]}))).await;
+        assert_eq!(r.json()["epochs"], json!([epoch]));
+        if item == "r300" {
+            let r = call(app, Method::POST, "/api/v1/filters/r/close", None).await;
+            assert_eq!(r.json(), json!({"closed": 3, "next_epoch": 4}));
+        }
+    }
     call(
         app,
         Method::PUT,
@@ -298,6 +310,10 @@ async fn a_reopened_store_serves_the_same_filters() {
         let r = call(&app2, Method::GET, &path, None).await;
         assert_eq!(r.json()["maybe"], maybe, "{item}");
     }
+    // and so was the close: r302 goes to epoch 4, with r301
+    let path = "/api/v1/filters/r/items";
+    let r = call(&app2, Method::POST, path, Some(json!({"items": ["r302"]}))).await;
+    assert_eq!(r.json()["epochs"], json!([4]));
 }
 
 #[tokio::test]

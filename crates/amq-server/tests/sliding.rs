@@ -141,7 +141,25 @@ async fn sliding_window_kinds_answer_at_positions_and_epochs() {
     )
     .await;
     assert_eq!(r.json(), json!({"item": "carol", "maybe": true}));
-    // a kind without epochs refuses a slash, and nothing is logged for it
+    // carol's epoch 1 closes early; again, none is open; dave opens epoch 2
+    let close = format!("{c}/close");
+    let r = call(&app, Method::POST, &close, None).await;
+    assert_eq!(
+        (r.status, r.json()),
+        (StatusCode::OK, json!({"closed": 1, "next_epoch": 2}))
+    );
+    let r = call(&app, Method::POST, &close, None).await;
+    assert_eq!(r.json(), json!({"closed": null, "next_epoch": 2}));
+    let r = call(
+        &app,
+        Method::POST,
+        &format!("{c}/items"),
+        Some(json!({"items": ["dave"]})),
+    )
+    .await;
+    assert_eq!(r.json(), json!({"added": [true], "epochs": [2]}));
+    assert_eq!(ask(1).await.json(), json!({"maybe": [false, false, true]}));
+    // a kind without epochs refuses a slash and a close, and nothing is logged for them
     let bloom = "/api/v1/filters/names";
     let spec = json!({"kind": "bloom", "items": 1000, "fpr": 0.01});
     assert_eq!(
@@ -159,6 +177,13 @@ async fn sliding_window_kinds_answer_at_positions_and_epochs() {
     assert_eq!(r.status, StatusCode::CONFLICT);
     assert!(
         r.error().contains("does not support an epoch"),
+        "{}",
+        r.error()
+    );
+    let r = call(&app, Method::POST, &format!("{bloom}/close"), None).await;
+    assert_eq!(r.status, StatusCode::CONFLICT);
+    assert!(
+        r.error().contains("only a sliding-window cuckoo"),
         "{}",
         r.error()
     );

@@ -305,6 +305,14 @@ impl Engine {
         self.change(name, record::slash(item, epoch)).await
     }
 
+    /// Closes a sliding-window cuckoo filter's open epoch early.
+    ///
+    /// # Errors
+    /// 404 no such filter; 409 a kind that has no epochs.
+    pub async fn close_epoch(&self, name: &str) -> Result<Outcome, ApiError> {
+        self.change(name, record::record(Tag::Close, &[])).await
+    }
+
     /// Merges another filter's `.amq` bytes into a filter.
     ///
     /// # Errors

@@ -6,7 +6,7 @@
 //! (seconds since the Unix epoch) when the change was committed, which an aging filter and
 //! a negative cache stamp items with. Payloads: items are `[len: u32 LE][bytes]` repeated;
 //! a removal is the item's bytes; a slash is `[epoch: u64 LE]` and the item's bytes; a merge
-//! is the other filter's `.amq` bytes.
+//! is the other filter's `.amq` bytes; closing an epoch has no payload.
 
 use crate::error::ApiError;
 use amq::{AnyFilter, At, Inserted};
@@ -31,6 +31,8 @@ pub(crate) enum Tag {
     Issued = 5,
     /// Slash a member of a sliding-window cuckoo filter at its epoch.
     Slash = 6,
+    /// Close a sliding-window cuckoo filter's open epoch.
+    Close = 7,
 }
 
 impl Tag {
@@ -42,6 +44,7 @@ impl Tag {
             4 => Tag::Spent,
             5 => Tag::Issued,
             6 => Tag::Slash,
+            7 => Tag::Close,
             _ => return None,
         })
     }
@@ -204,6 +207,8 @@ pub enum Outcome {
     Removed(bool),
     /// The merge happened.
     Merged,
+    /// The epoch closed, if one was open.
+    Closed(Option<u64>),
 }
 
 /// Applies a filter record: the same function at the change and at replay.
@@ -240,6 +245,7 @@ pub(crate) fn apply(filter: &mut AnyFilter, record: &[u8]) -> Result<Outcome, Ap
             let epoch = u64::from_le_bytes(epoch.try_into().expect("8 bytes, checked by parse"));
             Ok(Outcome::Removed(filter.remove_at(item, At::Epoch(epoch))?))
         }
+        Tag::Close => Ok(Outcome::Closed(filter.close_epoch()?)),
         Tag::Merge => {
             let other = AnyFilter::from_bytes(r.payload)?;
             filter.merge(&other)?;
@@ -330,5 +336,11 @@ mod tests {
         assert_eq!(apply(&mut f, &rec).unwrap(), Outcome::Removed(false));
         assert_eq!(f.contains_at(b"b", At::Epoch(0)), Ok(false));
         assert_eq!(f.contains_at(b"a", At::Epoch(0)), Ok(true));
+        // c opened epoch 1: closing it sends d to epoch 2
+        let close = record(Tag::Close, &[]);
+        assert_eq!(parse(&close).unwrap().tag, Tag::Close);
+        assert_eq!(apply(&mut f, &close).unwrap(), Outcome::Closed(Some(1)));
+        assert_eq!(apply(&mut f, &close).unwrap(), Outcome::Closed(None));
+        assert_eq!(f.insert_placed(b"d").unwrap().at, Some(At::Epoch(2)));
     }
 }

@@ -116,6 +116,15 @@ pub struct Removed {
     pub epoch: Option<u64>,
 }
 
+/// A sliding-window cuckoo filter's epoch closed.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Closed {
+    /// The epoch closed; `null` if none was open (nothing changed).
+    pub closed: Option<u64>,
+    /// The epoch the next registration goes to.
+    pub next_epoch: u64,
+}
+
 /// A filter deleted.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Deleted {
@@ -516,4 +525,33 @@ pub async fn merge(
     }
     state.engine().merge(&name, &bytes).await?;
     Ok(axum::Json(target.read(|f| f.info())))
+}
+
+/// Closes a sliding-window cuckoo filter's open epoch early (an epoch that ends on a clock
+/// rather than after `epoch_items` registrations): the next registration opens a new one.
+#[utoipa::path(post, path = "/api/v1/filters/{name}/close", tag = "filters",
+    params(("name" = String, Path)),
+    responses((status = 200, description = "Closed (on disk), or none was open", body = Closed),
+        (status = 404, description = "No such filter", body = ErrorBody),
+        (status = 409, description = "A kind without epochs", body = ErrorBody)))]
+pub async fn close(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> Result<axum::Json<Closed>, ApiError> {
+    let e = entry(&state, &name)?;
+    // a kind without epochs says so before anything is logged
+    e.read(|f| f.contains_at(&[], At::Epoch(0)))?;
+    let closed = match state.engine().close_epoch(&name).await? {
+        Outcome::Closed(closed) => closed,
+        other => {
+            return Err(ApiError::internal(format!(
+                "closing an epoch did {other:?}"
+            )))
+        }
+    };
+    let next_epoch = e.read(|f| match f {
+        AnyFilter::SlidingWindowCuckoo(s) => s.next_epoch(),
+        _ => 0,
+    });
+    Ok(axum::Json(Closed { closed, next_epoch }))
 }

@@ -32,6 +32,7 @@ where
         .routes(routes!(filters::export))
         .routes(routes!(filters::import))
         .routes(routes!(filters::merge))
+        .routes(routes!(filters::close))
         .routes(routes!(meta::plan))
         .routes(routes!(meta::healthz))
         .routes(routes!(openapi_json))
