@@ -104,6 +104,7 @@ mod entry {
             ["amq.exists", |c: &Context, a: Vec<RedisString>| guard(c, a, amq::exists), "readonly fast", 1, 1, 1, ""],
             ["amq.del", |c: &Context, a: Vec<RedisString>| guard(c, a, amq::del), "write deny-oom", 1, 1, 1, ""],
             ["amq.delat", |c: &Context, a: Vec<RedisString>| guard(c, a, amq::delat), "write deny-oom", 1, 1, 1, ""],
+            ["amq.close", |c: &Context, a: Vec<RedisString>| guard(c, a, amq::close), "write", 1, 1, 1, ""],
             ["amq.merge", |c: &Context, a: Vec<RedisString>| guard(c, a, amq::merge), "write deny-oom", 1, -1, 1, ""],
             ["amq.dump", |c: &Context, a: Vec<RedisString>| guard(c, a, amq::dump), "readonly", 1, 1, 1, ""],
             ["amq.restore", |c: &Context, a: Vec<RedisString>| guard(c, a, amq::restore), "write deny-oom", 1, 1, 1, ""],

@@ -293,6 +293,14 @@ fn add_exists_and_delete_on_every_kind() {
     assert!(fails(&mut c, "AMQ.EXISTS m EPOCH zero alice").starts_with("ERR EPOCH needs"));
     let e = fails(&mut c, "AMQ.DEL w EPOCH 0 a");
     assert!(e.contains("does not support an epoch"), "{e}");
+    // AMQ.CLOSE ends carol's epoch 1 early; again, none is open; dave goes to epoch 2
+    assert_eq!(int(&ok(&mut c, "AMQ.CLOSE m")), 1);
+    assert_eq!(ok(&mut c, "AMQ.CLOSE m"), Value::Nil);
+    assert_eq!(ints(&ok(&mut c, "AMQ.ADD m dave")), [2]);
+    assert_eq!(ints(&ok(&mut c, "AMQ.EXISTS m EPOCH 1 carol dave")), [1, 0]);
+    let e = fails(&mut c, "AMQ.CLOSE w");
+    assert!(e.contains("only a sliding-window cuckoo"), "{e}");
+    assert!(fails(&mut c, "AMQ.CLOSE nope").starts_with("ERR not found"));
     // POSITION and EPOCH are items to the kinds that do not take them
     assert_eq!(ints(&ok(&mut c, "AMQ.EXISTS bb EPOCH 0 x")), [0, 0, 1]);
     let e = fails(&mut c, "AMQ.EXISTS w a");

@@ -412,7 +412,7 @@ fn resp3_replies_are_booleans_and_maps() {
 fn command_info_has_arities_flags_and_keys() {
     let s = Server::start(&[]);
     let mut c = s.con();
-    let table: [(&str, i64, &str, i64, i64); 36] = [
+    let table: [(&str, i64, &str, i64, i64); 37] = [
         ("bf.reserve", -4, "write", 1, 1),
         ("bf.add", 3, "write", 1, 1),
         ("bf.madd", -3, "write", 1, 1),
@@ -442,6 +442,7 @@ fn command_info_has_arities_flags_and_keys() {
         ("amq.exists", -3, "readonly", 1, 1),
         ("amq.del", -3, "write", 1, 1),
         ("amq.delat", 4, "write", 1, 1),
+        ("amq.close", 2, "write", 1, 1),
         ("amq.merge", -3, "write", 1, -1),
         ("amq.dump", 2, "readonly", 1, 1),
         ("amq.restore", -3, "write", 1, 1),

@@ -36,6 +36,9 @@ fn fill(c: &mut Connection) -> Vec<&'static str> {
     );
     ok(c, &format!("AMQ.ADD rl {items}"));
     assert_eq!(int(&ok(c, "AMQ.DEL rl EPOCH 1 i150")), 1);
+    // an epoch opened by one registration and closed early: the closed epoch is compacted
+    ok(c, "AMQ.ADD rl late");
+    assert!(matches!(ok(c, "AMQ.CLOSE rl"), Value::Int(_)));
     ok(
         c,
         "AMQ.RESERVE tc ttl-cuckoo ITEMS 1000 ERROR 0.001 TICK 60 TTL 3600",

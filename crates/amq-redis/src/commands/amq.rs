@@ -223,6 +223,29 @@ fn slash(ctx: &Context, key: &RedisString, epoch: &RedisString, item: &RedisStri
     }
 }
 
+/// `AMQ.CLOSE key`: ends a sliding-window cuckoo filter's open epoch early (the next
+/// registration opens a new one); replies the epoch closed, or nil if none was open (nothing
+/// changed, nothing replicated).
+///
+/// # Errors
+/// `ERR not found`, `WRONGTYPE`, the library's error for a kind without epochs.
+pub fn close(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    if args.len() != 2 {
+        return Err(RedisError::WrongArity);
+    }
+    let slot = Slot::open(ctx, &args[1]);
+    let f = filter_mut(slot.value()?.ok_or(e(errors::NOT_FOUND))?, Family::Any)?;
+    match f.close_epoch().map_err(|err| errors::lib(&err))? {
+        Some(epoch) => {
+            ctx.replicate_verbatim();
+            Ok(RedisValue::Integer(
+                i64::try_from(epoch).unwrap_or(i64::MAX),
+            ))
+        }
+        None => Ok(RedisValue::Null),
+    }
+}
+
 /// `AMQ.DELAT key unix-seconds item`: [`del`] at a given time.
 ///
 /// # Errors

@@ -37,6 +37,7 @@ const READ: u32 = raw::REDISMODULE_CMD_KEY_RO | raw::REDISMODULE_CMD_KEY_ACCESS;
 const INSERT: u32 = raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_INSERT;
 const DELETE: u32 = raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_DELETE;
 const META: u32 = raw::REDISMODULE_CMD_KEY_RO;
+const UPDATE: u32 = raw::REDISMODULE_CMD_KEY_RW | raw::REDISMODULE_CMD_KEY_UPDATE;
 const OVERWRITE: u32 = raw::REDISMODULE_CMD_KEY_OW | raw::REDISMODULE_CMD_KEY_UPDATE;
 
 const fn one(name: &'static str, arity: i32, flags: u32) -> CommandInfo {
@@ -82,6 +83,7 @@ pub const TABLE: &[CommandInfo] = &[
     one("amq.exists", -3, READ),
     one("amq.del", -3, DELETE),
     one("amq.delat", 4, DELETE),
+    one("amq.close", 2, UPDATE),
     CommandInfo {
         name: "amq.merge",
         arity: -3,
