@@ -4,7 +4,7 @@
 
 use crate::errors::{self, e};
 use amq::{AnyFilter, At, Error, Inserted};
-use redis_module::RedisError;
+use redis_module::{RedisError, RedisString};
 use std::sync::atomic::{AtomicI64, Ordering};
 
 /// `amq.max-filter-bytes`: the most bytes of tables one filter may take (1 GiB by default;
@@ -197,11 +197,15 @@ pub fn exists(f: &AnyFilter, item: &[u8]) -> Result<bool, RedisError> {
     }
 }
 
-/// "Maybe present" for an item at a position of a sliding-window Bloom filter, or for a
-/// member at its epoch of a sliding-window cuckoo filter.
+/// "Maybe present" for items at a position of a sliding-window Bloom filter, or for members
+/// at an epoch of a sliding-window cuckoo filter (its prefetching batch).
 ///
 /// # Errors
 /// The library's error for a kind that does not take that position or epoch.
-pub fn exists_at(f: &AnyFilter, item: &[u8], at: At) -> Result<bool, RedisError> {
-    f.contains_at(item, at).map_err(|e| errors::lib(&e))
+pub fn exists_at(f: &AnyFilter, items: &[RedisString], at: At) -> Result<Vec<bool>, RedisError> {
+    let items: Vec<&[u8]> = items.iter().map(RedisString::as_slice).collect();
+    let mut out = vec![false; items.len()];
+    f.contains_batch_at(&items, at, &mut out)
+        .map_err(|e| errors::lib(&e))?;
+    Ok(out)
 }

@@ -140,19 +140,16 @@ pub fn exists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         let Some(f) = f else {
             return Ok(RedisValue::Array(vec![boolean(false); args.len() - 2]));
         };
-        let (at, items) = match placed_at(f, &args[2..])? {
-            Some(at) => (Some(at), &args[4..]),
-            None => (None, &args[2..]),
+        let answers = match placed_at(f, &args[2..])? {
+            Some(at) => ops::exists_at(f, &args[4..], at)?,
+            None => args[2..]
+                .iter()
+                .map(|i| ops::exists(f, i.as_slice()).map_err(|e| with_hint(f, e, false)))
+                .collect::<Result<Vec<_>, _>>()?,
         };
-        let answers = items
-            .iter()
-            .map(|i| match at {
-                Some(at) => ops::exists_at(f, i.as_slice(), at),
-                None => ops::exists(f, i.as_slice()).map_err(|e| with_hint(f, e, false)),
-            })
-            .map(|r| r.map(boolean))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(RedisValue::Array(answers))
+        Ok(RedisValue::Array(
+            answers.into_iter().map(boolean).collect(),
+        ))
     })
 }
 
