@@ -19,7 +19,10 @@
 //! `"timestamp":` or `"start":` (the clock's, in Cashu responses) matches any number.
 //!
 //! After `<!-- readme-test in DIR -->` (DIR from the workspace root) a plain block runs in a
-//! fresh copy of DIR's files: the example inputs the document points its reader to.
+//! fresh copy of DIR's files: the example inputs the document points its reader to. After
+//! `<!-- readme-test with NAME=DIR -->` its commands see the shell variable NAME set to DIR
+//! (the document's `V=tests/vectors/ethereum`). A command that only sets a shell variable
+//! (`NAME=...`) and shows no output is run again before each later command of its block.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -30,6 +33,17 @@ const SERVE_MARKER: &str = "<!-- readme-test serve -->";
 const START_MARKER: &str = "<!-- readme-test serve-start -->";
 /// `<!-- readme-test in DIR -->`: a plain block with DIR's files as its inputs.
 const INPUTS_MARKER: (&str, &str) = ("<!-- readme-test in ", " -->");
+/// `<!-- readme-test with NAME=DIR -->`: a plain block with the variable NAME set to DIR.
+const WITH_MARKER: (&str, &str) = ("<!-- readme-test with ", " -->");
+
+/// What a plain block has before its first command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Setup {
+    /// A copy of this directory's files (from the workspace root).
+    In(String),
+    /// The shell variable (name, directory from the workspace root).
+    With(String, String),
+}
 /// The documents whose marked blocks are run, from the workspace root.
 const DOCUMENTS: [&str; 3] = ["README.md", "docs/server.md", "docs/forgetting-cuckoo.md"];
 
@@ -52,28 +66,46 @@ enum Mode {
     Start,
 }
 
-/// A marked block: the line of its fence, how it runs, its input directory, its steps.
+/// A marked block: the line of its fence, how it runs, its setup, its steps.
 #[derive(Debug)]
 struct Block {
     fence: usize,
     mode: Mode,
-    inputs: Option<String>,
+    setup: Option<Setup>,
     steps: Vec<Step>,
 }
 
-/// The mode and input directory a marker line gives, if it is one.
-fn marker(line: &str) -> Option<(Mode, Option<String>)> {
+/// The mode and setup a marker line gives, if it is one.
+fn marker(line: &str) -> Option<(Mode, Option<Setup>)> {
+    let within = |(head, tail): (&str, &str)| {
+        let rest = line.trim().strip_prefix(head)?.strip_suffix(tail)?;
+        Some(rest.trim().to_owned())
+    };
     match line.trim() {
         MARKER => Some((Mode::Plain, None)),
         SERVE_MARKER => Some((Mode::Serve, None)),
         START_MARKER => Some((Mode::Start, None)),
-        other => {
-            let dir = other
-                .strip_prefix(INPUTS_MARKER.0)?
-                .strip_suffix(INPUTS_MARKER.1)?;
-            Some((Mode::Plain, Some(dir.trim().to_owned())))
+        _ => {
+            let setup = match within(INPUTS_MARKER) {
+                Some(dir) => Setup::In(dir),
+                None => {
+                    let with = within(WITH_MARKER)?;
+                    let (name, dir) = with.split_once('=')?;
+                    Setup::With(name.to_owned(), dir.to_owned())
+                }
+            };
+            Some((Mode::Plain, Some(setup)))
         }
     }
+}
+
+/// `true` for a command that only sets a shell variable: `NAME=...`.
+fn sets_variable(command: &str) -> bool {
+    command.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty()
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
 }
 
 /// The marked blocks of a document (`name` for the messages).
@@ -82,7 +114,7 @@ fn marked_blocks(name: &str, readme: &str) -> Vec<Block> {
     let mut blocks = Vec::new();
     let mut i = 0;
     while i < lines.len() {
-        let Some((mode, inputs)) = marker(lines[i]) else {
+        let Some((mode, setup)) = marker(lines[i]) else {
             i += 1;
             continue;
         };
@@ -126,7 +158,7 @@ fn marked_blocks(name: &str, readme: &str) -> Vec<Block> {
         blocks.push(Block {
             fence: fence + 1,
             mode,
-            inputs,
+            setup,
             steps,
         });
         i = j;
@@ -316,16 +348,24 @@ fn clock_masked(line: &str) -> String {
 fn run_block(name: &str, block: &Block, server: Option<&Server>) -> Vec<String> {
     let (fence, steps) = (block.fence, &block.steps);
     let dir = tempfile::tempdir().unwrap();
-    if let Some(inputs) = &block.inputs {
-        let from = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../..")
-            .join(inputs);
-        let entries = std::fs::read_dir(&from)
-            .unwrap_or_else(|e| panic!("{name}:{fence}: inputs {}: {e}", from.display()));
-        for entry in entries {
-            let entry = entry.unwrap();
-            std::fs::copy(entry.path(), dir.path().join(entry.file_name())).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    // shell variables the block's later commands see
+    let mut prelude = String::new();
+    match &block.setup {
+        Some(Setup::In(inputs)) => {
+            let from = root.join(inputs);
+            let entries = std::fs::read_dir(&from)
+                .unwrap_or_else(|e| panic!("{name}:{fence}: inputs {}: {e}", from.display()));
+            for entry in entries {
+                let entry = entry.unwrap();
+                std::fs::copy(entry.path(), dir.path().join(entry.file_name())).unwrap();
+            }
         }
+        Some(Setup::With(var, to)) => {
+            let to = root.join(to).canonicalize().unwrap();
+            prelude = format!("{var}='{}'\n", to.display());
+        }
+        None => {}
     }
     let path = format!(
         "{}:{}",
@@ -348,7 +388,7 @@ fn run_block(name: &str, block: &Block, server: Option<&Server>) -> Vec<String> 
         };
         let out = Command::new("sh")
             .arg("-c")
-            .arg(format!("exec 2>&1\n{command}"))
+            .arg(format!("exec 2>&1\n{prelude}{command}"))
             .current_dir(dir.path())
             .env("PATH", &path)
             .output()
@@ -374,6 +414,10 @@ fn run_block(name: &str, block: &Block, server: Option<&Server>) -> Vec<String> 
                 step.output.join("\n"),
                 got.join("\n")
             ));
+        }
+        if sets_variable(&step.command) && step.output.is_empty() {
+            prelude.push_str(&step.command);
+            prelude.push('\n');
         }
     }
     failures
@@ -455,9 +499,25 @@ fn the_block_parser_reads_commands_outputs_and_continuations() {
     assert_eq!(clock_masked(r#"{"n":7}"#), r#"{"n":7}"#);
     assert_eq!(
         marker("<!-- readme-test in docs/examples/bip158 -->"),
-        Some((Mode::Plain, Some("docs/examples/bip158".to_owned())))
+        Some((
+            Mode::Plain,
+            Some(Setup::In("docs/examples/bip158".to_owned()))
+        ))
     );
     assert_eq!(marker("<!-- readme-test -->"), Some((Mode::Plain, None)));
+    assert_eq!(
+        marker("<!-- readme-test with V=tests/vectors/ethereum -->"),
+        Some((
+            Mode::Plain,
+            Some(Setup::With(
+                "V".to_owned(),
+                "tests/vectors/ethereum".to_owned()
+            ))
+        ))
+    );
+    assert!(sets_variable("BLOOM=$(jq -r .x f.json)"));
+    assert!(!sets_variable("amq eth bloom --json=x"));
+    assert!(!sets_variable("echo a=b"));
     assert_eq!(marker("<!-- not a test -->"), None);
     assert_eq!(
         serve_options("cargo run --release -q -p amq-cli -- serve --data ./d --preload w=f"),

@@ -1,5 +1,6 @@
-"""The examples of docs/python.md print what the page says: each ```python block followed
-by a plain ``` block is run (in a fresh directory) and its output compared line for line."""
+"""The examples of docs/python.md and of the README print what the page says: each ```python
+block followed by a plain ``` block is run (in a fresh directory) and its output compared line
+for line."""
 
 import contextlib
 import io
@@ -10,32 +11,36 @@ import pytest
 
 from conftest import REPO
 
-PAGE = REPO / "docs" / "python.md"
+PAGES = [REPO / "docs" / "python.md", REPO / "README.md"]
 # a python block, then (after one newline) a plain block: the code and what it prints
 EXAMPLE = re.compile(r"```python\n(.*?)```\n```\n(.*?)```", re.S)
 
 
 def examples():
-    text = PAGE.read_text()
     found = []
-    for m in EXAMPLE.finditer(text):
-        line = text.count("\n", 0, m.start()) + 1
-        found.append(pytest.param(m.group(1), m.group(2), id=f"python.md:{line}"))
+    for page in PAGES:
+        text = page.read_text()
+        for m in EXAMPLE.finditer(text):
+            line = text.count("\n", 0, m.start()) + 1
+            found.append(
+                pytest.param(page, m.group(1), m.group(2), id=f"{page.name}:{line}")
+            )
     return found
 
 
-def test_the_page_has_examples():
-    assert len(examples()) >= 3
+def test_the_pages_have_examples():
+    pages = [p.name for p, _, _ in (e.values for e in examples())]
+    assert pages.count("python.md") >= 3 and pages.count("README.md") >= 1
 
 
-@pytest.mark.parametrize("code,shown", examples())
-def test_python_md_example_prints_what_the_page_shows(code, shown, tmp_path):
+@pytest.mark.parametrize("page,code,shown", examples())
+def test_example_prints_what_the_page_shows(page, code, shown, tmp_path):
     out = io.StringIO()
     cwd = os.getcwd()
     os.chdir(tmp_path)
     try:
         with contextlib.redirect_stdout(out):
-            exec(compile(code, str(PAGE), "exec"), {"__name__": "__example__"})
+            exec(compile(code, str(page), "exec"), {"__name__": "__example__"})
     finally:
         os.chdir(cwd)
     assert out.getvalue().splitlines() == shown.splitlines()
