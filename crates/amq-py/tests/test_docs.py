@@ -12,8 +12,8 @@ import pytest
 from conftest import REPO
 
 PAGES = [REPO / "docs" / "python.md", REPO / "README.md"]
-# a python block, then (after one newline) a plain block: the code and what it prints
-EXAMPLE = re.compile(r"```python\n(.*?)```\n```\n(.*?)```", re.S)
+# a python block, then (after one newline) a plain or text block: the code and what it prints
+EXAMPLE = re.compile(r"```python\n(.*?)```\n```(?:text)?\n(.*?)```", re.S)
 
 
 def examples():

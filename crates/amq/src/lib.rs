@@ -129,3 +129,9 @@ pub use rln::SlidingWindowCuckoo;
 pub use scalable::ScalableBloomFilter;
 pub use ttl::TtlCuckooFilter;
 pub use window::{AgingBloom, SlidingWindowBloom};
+
+/// The README's Rust examples, compiled and run by `cargo test --doc` (with the features the
+/// Ethereum example needs).
+#[cfg(all(doctest, feature = "std", feature = "eth"))]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeExamples;
