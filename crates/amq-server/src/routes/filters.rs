@@ -541,6 +541,20 @@ pub async fn close(
     let e = entry(&state, &name)?;
     // a kind without epochs says so before anything is logged
     e.read(|f| f.contains_at(&[], At::Epoch(0)))?;
+    let next_epoch = |e: &crate::engine::FilterEntry| {
+        e.read(|f| match f {
+            AnyFilter::SlidingWindowCuckoo(s) => (s.next_epoch(), s.first_epoch() + s.epochs()),
+            _ => (0, 0),
+        })
+    };
+    // none open: nothing to log (a registration racing this one opens its epoch after it)
+    let (next, end) = next_epoch(&e);
+    if next == end {
+        return Ok(axum::Json(Closed {
+            closed: None,
+            next_epoch: next,
+        }));
+    }
     let closed = match state.engine().close_epoch(&name).await? {
         Outcome::Closed(closed) => closed,
         other => {
@@ -549,9 +563,8 @@ pub async fn close(
             )))
         }
     };
-    let next_epoch = e.read(|f| match f {
-        AnyFilter::SlidingWindowCuckoo(s) => s.next_epoch(),
-        _ => 0,
-    });
-    Ok(axum::Json(Closed { closed, next_epoch }))
+    Ok(axum::Json(Closed {
+        closed,
+        next_epoch: next_epoch(&e).0,
+    }))
 }
