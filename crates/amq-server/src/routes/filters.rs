@@ -182,19 +182,27 @@ fn at(position: Option<u64>, epoch: Option<u64>) -> Result<Option<At>, ApiError>
     }
 }
 
-/// A kind's refusal to answer by item alone, with how to ask it here.
-fn refused(f: &AnyFilter, e: amq::Error) -> ApiError {
-    let how = match f.kind() {
-        amq::wire::Kind::SlidingWindowBloom => {
+/// How this API asks a sliding-window kind what it refuses by item alone (`deleting`: to
+/// delete); empty for the other kinds.
+fn hint(kind: amq::wire::Kind, deleting: bool) -> &'static str {
+    match (kind, deleting) {
+        (amq::wire::Kind::SlidingWindowBloom, false) => {
             "; give each item's position (\"positions\": [...], or ?position=L)"
         }
-        amq::wire::Kind::SlidingWindowCuckoo => {
+        (amq::wire::Kind::SlidingWindowCuckoo, false) => {
             "; give the members' epoch (\"epoch\": E, or ?epoch=E)"
         }
+        (amq::wire::Kind::SlidingWindowCuckoo, true) => {
+            "; slash a member at its registration epoch with ?epoch=E"
+        }
         _ => "",
-    };
+    }
+}
+
+/// A kind's refusal to answer by item alone, with how to ask it here.
+fn refused(f: &AnyFilter, e: amq::Error) -> ApiError {
     let mut err = ApiError::from(e);
-    err.message.push_str(how);
+    err.message.push_str(hint(f.kind(), false));
     err
 }
 
@@ -424,15 +432,10 @@ pub async fn remove(
         None => {
             if !e.read(|f| f.deletes()) {
                 let kind = e.read(|f| f.kind());
-                let slash = match kind {
-                    amq::wire::Kind::SlidingWindowCuckoo => {
-                        "; slash a member at its registration epoch with ?epoch=E"
-                    }
-                    _ => "",
-                };
                 return Err(ApiError::conflict(format!(
-                    "a {} filter cannot delete (a cuckoo filter and a negative cache can){slash}",
-                    kind.name()
+                    "a {} filter cannot delete (a cuckoo filter and a negative cache can){}",
+                    kind.name(),
+                    hint(kind, true)
                 )));
             }
             state.engine().remove(&name, &bytes).await?
@@ -539,32 +542,22 @@ pub async fn close(
     Path(name): Path<String>,
 ) -> Result<axum::Json<Closed>, ApiError> {
     let e = entry(&state, &name)?;
-    // a kind without epochs says so before anything is logged
-    e.read(|f| f.contains_at(&[], At::Epoch(0)))?;
-    let next_epoch = |e: &crate::engine::FilterEntry| {
-        e.read(|f| match f {
-            AnyFilter::SlidingWindowCuckoo(s) => (s.next_epoch(), s.first_epoch() + s.epochs()),
-            _ => (0, 0),
-        })
+    // a kind without epochs says so, and with none open (a registration racing this one opens
+    // its epoch after it) nothing is logged
+    let closed = match e.read(|f| f.open_epoch())? {
+        None => None,
+        Some(_) => match state.engine().close_epoch(&name).await? {
+            Outcome::Closed(closed) => closed,
+            other => {
+                return Err(ApiError::internal(format!(
+                    "closing an epoch did {other:?}"
+                )))
+            }
+        },
     };
-    // none open: nothing to log (a registration racing this one opens its epoch after it)
-    let (next, end) = next_epoch(&e);
-    if next == end {
-        return Ok(axum::Json(Closed {
-            closed: None,
-            next_epoch: next,
-        }));
-    }
-    let closed = match state.engine().close_epoch(&name).await? {
-        Outcome::Closed(closed) => closed,
-        other => {
-            return Err(ApiError::internal(format!(
-                "closing an epoch did {other:?}"
-            )))
-        }
-    };
-    Ok(axum::Json(Closed {
-        closed,
-        next_epoch: next_epoch(&e).0,
-    }))
+    let next_epoch = e.read(|f| match f {
+        AnyFilter::SlidingWindowCuckoo(s) => s.next_epoch(),
+        _ => 0,
+    });
+    Ok(axum::Json(Closed { closed, next_epoch }))
 }

@@ -86,10 +86,9 @@ impl AnyFilter {
         crate::filter::check_batch(items.len(), out.len());
         match (self, at) {
             (AnyFilter::SlidingWindowCuckoo(s), At::Epoch(e)) => s.contains_batch(items, e, out),
+            // a refusal comes at the first item (the same kind and `at` for all), before any
+            // answer is written
             _ => {
-                if let Some(first) = items.first() {
-                    self.contains_at(first, at)?;
-                }
                 for (o, item) in out.iter_mut().zip(items) {
                     *o = self.contains_at(item, at)?;
                 }
@@ -127,11 +126,29 @@ impl AnyFilter {
     pub fn close_epoch(&mut self) -> Result<Option<u64>> {
         match self {
             AnyFilter::SlidingWindowCuckoo(s) => Ok(s.close()),
-            other => Err(Error::Unsupported {
-                kind: other.kind().name(),
-                operation: "closing an epoch (only a sliding-window cuckoo filter has epochs)",
-            }),
+            other => Err(no_epochs(other.kind())),
         }
+    }
+
+    /// A sliding-window cuckoo filter's open epoch
+    /// ([`SlidingWindowCuckoo::open_epoch`](crate::SlidingWindowCuckoo::open_epoch)), `None`
+    /// if none is open.
+    ///
+    /// # Errors
+    /// As [`close_epoch`](Self::close_epoch).
+    pub fn open_epoch(&self) -> Result<Option<u64>> {
+        match self {
+            AnyFilter::SlidingWindowCuckoo(s) => Ok(s.open_epoch()),
+            other => Err(no_epochs(other.kind())),
+        }
+    }
+}
+
+/// The error for an epoch's operation asked of a kind without epochs.
+fn no_epochs(kind: Kind) -> Error {
+    Error::Unsupported {
+        kind: kind.name(),
+        operation: "epochs (only a sliding-window cuckoo filter has them)",
     }
 }
 
@@ -187,6 +204,10 @@ mod tests {
         assert_eq!(f.contains_at(b"x", At::Position(1 << 40)), Ok(false));
         let e = f.contains_at(b"x", At::Epoch(0)).unwrap_err();
         assert!(e.to_string().contains("at a position"), "{e}");
+        assert_eq!(
+            f.open_epoch().unwrap_err(),
+            f.clone().close_epoch().unwrap_err()
+        );
         let e = f.close_epoch().unwrap_err();
         assert!(
             e.to_string().contains("only a sliding-window cuckoo"),
@@ -229,7 +250,9 @@ mod tests {
         let e = f.contains_at(b"x", At::Position(0)).unwrap_err();
         assert!(e.to_string().contains("registration epoch"), "{e}");
         // 25 registrations of 10 per epoch: epoch 2 is open with 5, and closes early
+        assert_eq!(f.open_epoch(), Ok(Some(2)));
         assert_eq!(f.close_epoch(), Ok(Some(2)));
+        assert_eq!(f.open_epoch(), Ok(None));
         assert_eq!(f.close_epoch(), Ok(None));
         let next = f.insert_placed(b"late").unwrap().at;
         assert_eq!(next, Some(At::Epoch(3)));

@@ -204,6 +204,11 @@ impl SlidingWindowCuckoo {
     pub fn next_epoch(&self) -> u64 {
         self.first + self.epochs() - u64::from(self.open)
     }
+    /// The open epoch (the one registrations go to until it closes), or `None` when the next
+    /// registration opens a new one.
+    pub fn open_epoch(&self) -> Option<u64> {
+        self.open.then(|| self.next_epoch())
+    }
     /// Registrations in all.
     pub fn inserted(&self) -> u64 {
         self.epochs.iter().map(|e| e.registered).sum()
@@ -287,13 +292,13 @@ impl SlidingWindowCuckoo {
     /// cannot be allocated.
     pub fn register_hash(&mut self, h: u128) -> Result<u64> {
         if !self.open {
-            self.open_epoch()?;
+            self.start_epoch()?;
         }
         let seed = self.seed;
         let last = self.epochs.len() - 1;
         if self.epochs[last].insert(h, seed).is_err() {
             self.close();
-            self.open_epoch()?;
+            self.start_epoch()?;
             let fresh = self.epochs.len() - 1;
             self.epochs[fresh]
                 .insert(h, seed)
@@ -316,7 +321,7 @@ impl SlidingWindowCuckoo {
         self.register_hash(self.hash(item))
     }
 
-    fn open_epoch(&mut self) -> Result<()> {
+    fn start_epoch(&mut self) -> Result<()> {
         self.first
             .checked_add(self.epochs() + 1)
             .ok_or_else(|| Error::invalid("epoch", "the epoch numbers are exhausted"))?;
@@ -344,14 +349,11 @@ impl SlidingWindowCuckoo {
     /// # Ok::<(), amq::Error>(())
     /// ```
     pub fn close(&mut self) -> Option<u64> {
-        if !self.open {
-            return None;
-        }
+        let epoch = self.open_epoch()?;
         self.open = false;
         let seed = self.seed;
-        let last = self.epochs.last_mut()?;
-        last.compact(seed);
-        Some(self.first + self.epochs.len() as u64 - 1)
+        self.epochs.last_mut()?.compact(seed);
+        Some(epoch)
     }
 
     /// "Maybe registered at `epoch` and not slashed" (`true`) or "definitely not" (`false`)
