@@ -304,16 +304,25 @@ fn start_block(name: &str, block: &Block, dir: &Path) -> (Server, Vec<String>) {
     let failures = if got == shown {
         Vec::new()
     } else {
-        vec![format!(
-            "{name}:{} (block at line {}): `{}`\n--- {name}\n{}\n--- amq\n{}",
-            step.line,
-            block.fence,
-            step.command,
-            shown.join("\n"),
-            got.join("\n")
-        )]
+        vec![mismatch(name, block.fence, step, &shown, &got)]
     };
     (server, failures)
+}
+
+/// The failure message of a step whose output is not what the document shows.
+fn mismatch(name: &str, fence: usize, step: &Step, shown: &[String], got: &[String]) -> String {
+    format!(
+        "{name}:{} (block at line {fence}): `{}`\n--- {name}\n{}\n--- amq\n{}",
+        step.line,
+        step.command,
+        shown.join("\n"),
+        got.join("\n")
+    )
+}
+
+/// The workspace root, where the documents and their input directories are.
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 /// A line of output as the document shows it: `date: ` headers match any date.
@@ -348,7 +357,7 @@ fn clock_masked(line: &str) -> String {
 fn run_block(name: &str, block: &Block, server: Option<&Server>) -> Vec<String> {
     let (fence, steps) = (block.fence, &block.steps);
     let dir = tempfile::tempdir().unwrap();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = root();
     // shell variables the block's later commands see
     let mut prelude = String::new();
     match &block.setup {
@@ -407,13 +416,7 @@ fn run_block(name: &str, block: &Block, server: Option<&Server>) -> Vec<String> 
                 None => same_line(s, g),
             });
         if !same {
-            failures.push(format!(
-                "{name}:{} (block at line {fence}): `{}`\n--- {name}\n{}\n--- amq\n{}",
-                step.line,
-                step.command,
-                step.output.join("\n"),
-                got.join("\n")
-            ));
+            failures.push(mismatch(name, fence, step, &step.output, &got));
         }
         if sets_variable(&step.command) && step.output.is_empty() {
             prelude.push_str(&step.command);
@@ -427,9 +430,7 @@ fn run_block(name: &str, block: &Block, server: Option<&Server>) -> Vec<String> 
 fn readme_examples_match_the_binary() {
     let mut failures = Vec::new();
     for name in DOCUMENTS {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../..")
-            .join(name);
+        let path = root().join(name);
         let text = std::fs::read_to_string(&path).unwrap();
         let blocks = marked_blocks(name, &text);
         assert!(!blocks.is_empty(), "no block in {name} is marked {MARKER}");
