@@ -129,10 +129,7 @@ pub fn insert(f: &mut AnyFilter, item: &[u8]) -> Result<bool, Refusal> {
 pub fn insert_placed(f: &mut AnyFilter, item: &[u8]) -> Result<Inserted, Refusal> {
     let more = match f {
         AnyFilter::SlidingWindowBloom(w) => Some((w.size_bytes(), w.params().chunk_bits / 8)),
-        AnyFilter::SlidingWindowCuckoo(s) => Some((
-            s.size_bytes(),
-            amq::rln::epoch_bytes_for(s.epoch_items(), s.fingerprint_bits()).unwrap_or(0),
-        )),
+        AnyFilter::SlidingWindowCuckoo(s) => Some((s.size_bytes(), s.epoch_bytes())),
         _ => None,
     };
     match more {

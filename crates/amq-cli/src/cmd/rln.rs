@@ -172,8 +172,7 @@ fn new(a: NewArgs) -> Result<ExitCode> {
         &a.out.output,
         &crate::fsio::encode(set.size_bytes(), || set.to_bytes())?,
     )?;
-    let buckets = 1u64 << set.log2_buckets();
-    let bytes = buckets * u64::from((4 * set.fingerprint_bits()).div_ceil(8));
+    let (buckets, bytes) = (1u64 << set.log2_buckets(), set.epoch_bytes());
     eprintln!(
         "created sliding-window cuckoo: epochs of {} registrations in {buckets} buckets of 4 x {} bits ({bytes} bytes, {:.2} bits per member when full); fpr at most {:.4}% per query",
         set.epoch_items(),

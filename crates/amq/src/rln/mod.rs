@@ -142,6 +142,7 @@ impl SlidingWindowCuckoo {
     /// ```
     /// let set = amq::rln::SlidingWindowCuckoo::new(3891, 12, 10, 0)?;
     /// assert_eq!((set.epochs(), set.size_bytes()), (0, 0)); // an epoch opens on registration
+    /// assert_eq!(set.epoch_bytes(), 1024 * 6); // each epoch: 2^10 buckets of 4 × 12 bits
     /// # Ok::<(), amq::Error>(())
     /// ```
     pub fn new(
@@ -187,6 +188,11 @@ impl SlidingWindowCuckoo {
     /// log₂ of the buckets of an open epoch.
     pub fn log2_buckets(&self) -> u32 {
         self.log2_buckets
+    }
+    /// The bytes of an open epoch's table, `2ᵏ · ⌈4f/8⌉` (k = [`log2_buckets`](Self::log2_buckets)):
+    /// what the next new epoch adds.
+    pub fn epoch_bytes(&self) -> u64 {
+        plan::table_bytes(self.log2_buckets, self.shape.f)
     }
     /// The hash seed.
     pub fn seed(&self) -> u64 {

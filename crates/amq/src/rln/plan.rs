@@ -106,7 +106,13 @@ pub fn fingerprint_bits_for(e: f64) -> Result<u32> {
 /// # Errors
 /// As [`log2_buckets_for`].
 pub fn epoch_bytes_for(live: u64, fingerprint_bits: u32) -> Result<u64> {
-    Ok((1u64 << log2_buckets_for(live)?) * u64::from((SLOTS * fingerprint_bits).div_ceil(8)))
+    Ok(table_bytes(log2_buckets_for(live)?, fingerprint_bits))
+}
+
+/// The bytes of an epoch table of `2^log2_buckets` buckets of 4 f-bit slots:
+/// `2ᵏ · ⌈4f/8⌉`.
+pub(crate) fn table_bytes(log2_buckets: u32, fingerprint_bits: u32) -> u64 {
+    (1u64 << log2_buckets) * u64::from((SLOTS * fingerprint_bits).div_ceil(8))
 }
 
 /// Plans a sliding-window cuckoo filter: f from [`fingerprint_bits_for`] ε, the buckets of an
@@ -152,7 +158,7 @@ pub fn plan(spec: &RlnSpec) -> Result<Plan> {
         items: b,
         m_bits,
         k: 2,
-        bytes: buckets * u64::from((SLOTS * f).div_ceil(8)),
+        bytes: table_bytes(k, f),
         bits_per_key: m_bits as f64 / b as f64,
         fpr: fpr(f, load),
         fpr_exact: fpr_exact(f, load),
