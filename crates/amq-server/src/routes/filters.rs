@@ -373,12 +373,7 @@ pub async fn contains(
                     positions.len()
                 )));
             }
-            e.read(|f| {
-                for ((out, item), &p) in maybe.iter_mut().zip(&slices).zip(&positions) {
-                    *out = f.contains_at(item, At::Position(p))?;
-                }
-                Ok::<_, amq::Error>(())
-            })?
+            e.read(|f| f.contains_batch_at_positions(&slices, &positions, &mut maybe))?
         }
         (None, Some(epoch)) => {
             e.read(|f| f.contains_batch_at(&slices, At::Epoch(epoch), &mut maybe))?

@@ -97,6 +97,30 @@ impl AnyFilter {
         Ok(())
     }
 
+    /// Batched [`contains_at`](Self::contains_at) with a position per item: `out[i]` answers
+    /// `items[i]` at `positions[i]`, through the sliding-window Bloom filter's prefetching
+    /// batch.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] for every other kind, before any answer is written.
+    ///
+    /// # Panics
+    /// If the three slices differ in length.
+    pub fn contains_batch_at_positions(
+        &self,
+        items: &[&[u8]],
+        positions: &[u64],
+        out: &mut [bool],
+    ) -> Result<()> {
+        match self {
+            AnyFilter::SlidingWindowBloom(w) => {
+                w.contains_batch(items, positions, out);
+                Ok(())
+            }
+            other => Err(misplaced(other.kind(), At::Position(0))),
+        }
+    }
+
     /// Slashes a member of a sliding-window cuckoo filter at its epoch (removes one copy of
     /// its fingerprint there): `Ok(true)` if it was held, `Ok(false)` if it was definitely
     /// absent (nothing changed). Only slash members: see
@@ -200,6 +224,17 @@ mod tests {
             let item = (i as u32).to_le_bytes();
             assert_eq!(f.contains_at(&item, At::Position(i as u64)), Ok(true));
         }
+        // the batch with a position per item answers as the single query
+        let items: alloc::vec::Vec<[u8; 4]> = (0..100u32).map(u32::to_le_bytes).collect();
+        let refs: alloc::vec::Vec<&[u8]> = items.iter().map(|i| &i[..]).collect();
+        let positions: alloc::vec::Vec<u64> = (0..100u64).map(|p| (p * 7) % 100).collect();
+        let mut out = [false; 100];
+        f.contains_batch_at_positions(&refs, &positions, &mut out)
+            .unwrap();
+        for i in 0..100 {
+            let single = f.contains_at(&items[i], At::Position(positions[i]));
+            assert_eq!(Ok(out[i]), single, "item {i}");
+        }
         // A position past the stream holds nothing yet.
         assert_eq!(f.contains_at(b"x", At::Position(1 << 40)), Ok(false));
         let e = f.contains_at(b"x", At::Epoch(0)).unwrap_err();
@@ -285,6 +320,11 @@ mod tests {
                 Err(Error::Unsupported { kind: "cuckoo", .. })
             ));
         }
+        let mut out = [false];
+        assert!(matches!(
+            f.contains_batch_at_positions(&[b"a"], &[0], &mut out),
+            Err(Error::Unsupported { kind: "cuckoo", .. })
+        ));
         assert_eq!(f, before);
     }
 }
