@@ -312,6 +312,18 @@ fn sim_ttl_and_rln_track_their_formulas() {
     assert!(v["expiry_max_deviation"].as_f64().unwrap() < 0.03);
     let svg = std::fs::read_to_string(v["expiry_svg"].as_str().unwrap()).unwrap();
     assert!(svg.starts_with("<svg"));
+    // n/ttl = 1.67 inserts a second: item i at second ⌊i·ttl/n⌋ keeps n live, where rounding
+    // the rate up to 2 had filled the filter planned for n
+    let small = success_json(
+        amq()
+            .args([
+                "sim", "ttl", "--items", "1000", "--ttl", "600", "--tick", "60",
+            ])
+            .args(["--points", "3", "--queries", "10000", "--json", "--out"])
+            .arg(dir.root()),
+    );
+    assert_eq!(small["inserts_per_second"], 1.67);
+    assert_eq!(small["found_before_ttl_minus_tick"], 1.0);
     let out = amq()
         .args([
             "sim",

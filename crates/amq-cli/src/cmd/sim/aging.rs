@@ -150,5 +150,6 @@ pub(super) fn run(a: AgingArgs) -> Result<ExitCode> {
         csv,
         &plot,
         summary,
+        &[],
     )
 }

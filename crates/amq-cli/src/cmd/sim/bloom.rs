@@ -125,5 +125,6 @@ pub(super) fn run(a: BloomArgs) -> Result<ExitCode> {
         csv,
         &plot,
         summary,
+        &[],
     )
 }

@@ -141,5 +141,6 @@ pub(super) fn run(a: CuckooArgs) -> Result<ExitCode> {
         csv,
         &plot,
         summary,
+        &[],
     )
 }

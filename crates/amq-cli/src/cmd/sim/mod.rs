@@ -14,7 +14,7 @@ use anyhow::{Context, Result};
 use plot::{draw, Plot};
 use rand::rngs::StdRng;
 use rand::Rng;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Measure error rates as a structure fills and compare them with the formula; writes
@@ -95,13 +95,15 @@ fn false_positives(
     (fp, fp as f64 / queries.max(1) as f64)
 }
 
-/// Writes DIR/<name>.csv and DIR/<name>.svg and reports them.
+/// Writes DIR/<name>.csv and DIR/<name>.svg and reports them, with the files the experiment
+/// wrote `before` (its extra plots and tables).
 fn finish(
     common: &Common,
     default_name: String,
     csv: String,
     plot: &Plot<'_>,
     summary: serde_json::Value,
+    before: &[&Path],
 ) -> Result<ExitCode> {
     std::fs::create_dir_all(&common.out)
         .with_context(|| format!("cannot create {}", common.out.display()))?;
@@ -114,7 +116,13 @@ fn finish(
     summary["csv"] = csv_path.display().to_string().into();
     summary["svg"] = svg_path.display().to_string().into();
     crate::output::summary(common.json, &summary, || {
-        format!("wrote {} and {}", csv_path.display(), svg_path.display())
+        let mut files: Vec<String> = [csv_path.as_path(), svg_path.as_path()]
+            .iter()
+            .chain(before)
+            .map(|p| p.display().to_string())
+            .collect();
+        let last = files.pop().unwrap_or_default();
+        format!("wrote {} and {last}", files.join(", "))
     })?;
     Ok(ExitCode::SUCCESS)
 }

@@ -169,5 +169,6 @@ pub(super) fn run(a: NegativeArgs) -> Result<ExitCode> {
         csv,
         &plot,
         summary,
+        &[],
     )
 }

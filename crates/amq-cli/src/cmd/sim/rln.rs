@@ -208,7 +208,7 @@ pub(super) fn run(a: RlnArgs) -> Result<ExitCode> {
         "missed": missed_total,
         "bytes_svg": bytes_svg.display().to_string(),
     });
-    finish(&a.common, name, csv, &plot, summary)
+    finish(&a.common, name, csv, &plot, summary, &[&bytes_svg])
 }
 
 /// A query's epoch, uniform over the `epochs` held, from the query's own random bits (so the

@@ -10,8 +10,8 @@ use rand::SeedableRng;
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
-/// Insert fresh items at a steady rate (n/ttl per second, so about n are live once the first
-/// ones expire) for `duration` seconds, each with the same TTL, into a filter planned for n
+/// Insert fresh items at a steady rate (n/ttl per second, item i at second ⌊i·ttl/n⌋, so n
+/// are live once the first ones expire) for `duration` seconds, each with the same TTL, into a filter planned for n
 /// live items. At `points` times, measure ε on fresh items against
 /// `1 − (1 − 1/(2^f − 1))^(8α)` at the live load α and against the planned ε. At the end, for
 /// every age around the TTL, measure the share of items still found over `tick` consecutive
@@ -55,7 +55,6 @@ pub(super) fn run(a: TtlArgs) -> Result<ExitCode> {
     }
     let seed = a.common.seed;
     let mut f = TtlCuckooFilter::with_ttl(a.items, a.fpr, a.ttl, a.tick, seed)?;
-    let rate = a.items.div_ceil(a.ttl); // inserts per second
     let duration = a.duration.unwrap_or(3 * a.ttl).max(1);
     let start = 1_700_000_000u64;
     let mut rng = StdRng::seed_from_u64(seed);
@@ -65,13 +64,11 @@ pub(super) fn run(a: TtlArgs) -> Result<ExitCode> {
     let planned = f.expected_fpr(a.items);
     let mut rows = Vec::new();
     let mut next_point = 1;
-    // item i (top bit clear) is inserted at second i / rate
-    let mut item = 0u64;
+    // item i (top bit clear) is inserted at second ⌊i·ttl/n⌋
     for second in 0..duration {
         let now = start + second;
-        for _ in 0..rate {
+        for item in first_item(second, &a)..first_item(second + 1, &a) {
             f.insert(&item, now, a.ttl)?;
-            item += 1;
         }
         if (second + 1) * a.points >= next_point * duration {
             next_point += 1;
@@ -88,7 +85,7 @@ pub(super) fn run(a: TtlArgs) -> Result<ExitCode> {
         }
     }
     let end = start + duration - 1;
-    let (ages, found) = expiry_curve(&f, &a, rate, start, end);
+    let (ages, found) = expiry_curve(&f, &a, start, end);
     // an expired item is still "found" as a false positive, at the live load's rate
     let eps = f.expected_fpr(f.entries_at(end + a.tick).0);
     let mut exp_csv = String::from("age,checked,found,found_rate,formula\n");
@@ -152,7 +149,7 @@ pub(super) fn run(a: TtlArgs) -> Result<ExitCode> {
             a.items,
             f.fingerprint_bits(),
             f.stamp_bits(),
-            rate,
+            rate(&a),
             a.ttl,
             a.tick
         ),
@@ -186,7 +183,7 @@ pub(super) fn run(a: TtlArgs) -> Result<ExitCode> {
         .map(|r| (r.1 - r.2).abs())
         .fold(0.0, f64::max);
     let summary = serde_json::json!({
-        "sim": "ttl", "items": a.items, "ttl": a.ttl, "tick": a.tick, "inserts_per_second": rate,
+        "sim": "ttl", "items": a.items, "ttl": a.ttl, "tick": a.tick, "inserts_per_second": rate(&a),
         "fingerprint_bits": f.fingerprint_bits(), "stamp_bits": f.stamp_bits(),
         "bytes": f.size_bytes(), "swept_epoch": f.swept_epoch(),
         "fpr": last.1, "fpr_formula": last.2, "fpr_planned": planned,
@@ -196,7 +193,25 @@ pub(super) fn run(a: TtlArgs) -> Result<ExitCode> {
         "expiry_csv": exp_csv_path.display().to_string(),
         "expiry_svg": exp_svg_path.display().to_string(),
     });
-    finish(&a.common, name, csv, &plot, summary)
+    finish(
+        &a.common,
+        name,
+        csv,
+        &plot,
+        summary,
+        &[&exp_csv_path, &exp_svg_path],
+    )
+}
+
+/// Inserts a second, n/ttl, to two decimals.
+fn rate(a: &TtlArgs) -> f64 {
+    (a.items as f64 / a.ttl as f64 * 100.0).round() / 100.0
+}
+
+/// The first item inserted at second `s` of the run: ⌈s·n/ttl⌉, so that item i goes in at
+/// second ⌊i·ttl/n⌋ (n/ttl a second on average, whether or not ttl divides n).
+fn first_item(s: u64, a: &TtlArgs) -> u64 {
+    (u128::from(s) * u128::from(a.items)).div_ceil(u128::from(a.ttl)) as u64
 }
 
 /// The share of items of age `age` found under the expiry rule, with insert phases uniform
@@ -207,11 +222,10 @@ fn survival(age: u64, ttl: u64, tick: u64) -> f64 {
 
 /// For each age from `ttl − 2·tick` to `ttl + tick` seconds: how many items of that age were
 /// checked and found, over the query times `end + 1 .. end + tick` (no inserts then). Item
-/// ages are exact: item i was inserted at `start + i / rate`.
+/// ages are exact: item i was inserted at `start + ⌊i·ttl/n⌋`.
 fn expiry_curve(
     f: &TtlCuckooFilter,
     a: &TtlArgs,
-    rate: u64,
     start: u64,
     end: u64,
 ) -> (Vec<u64>, Vec<(u64, u64)>) {
@@ -224,8 +238,8 @@ fn expiry_curve(
             let Some(t) = now.checked_sub(age).filter(|&t| t >= start && t <= end) else {
                 continue;
             };
-            let first = (t - start) * rate;
-            for item in first..first + rate.min(a.per_second) {
+            let (first, next) = (first_item(t - start, a), first_item(t - start + 1, a));
+            for item in first..next.min(first + a.per_second) {
                 found[k].0 += 1;
                 found[k].1 += u64::from(f.contains(&item, now));
             }

@@ -139,5 +139,6 @@ pub(super) fn run(a: WindowArgs) -> Result<ExitCode> {
         csv,
         &plot,
         summary,
+        &[],
     )
 }
