@@ -23,6 +23,9 @@
 //! `<!-- readme-test with NAME=DIR -->` its commands see the shell variable NAME set to DIR
 //! (the document's `V=tests/vectors/ethereum`). A command that only sets a shell variable
 //! (`NAME=...`) and shows no output is run again before each later command of its block.
+//! After `<!-- readme-test makes DIR -->` the block's commands write files into DIR (the `amq
+//! sim` plots): each file they write must be, byte for byte, the one the workspace holds at
+//! that path, the file the document shows.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -35,6 +38,8 @@ const START_MARKER: &str = "<!-- readme-test serve-start -->";
 const INPUTS_MARKER: (&str, &str) = ("<!-- readme-test in ", " -->");
 /// `<!-- readme-test with NAME=DIR -->`: a plain block with the variable NAME set to DIR.
 const WITH_MARKER: (&str, &str) = ("<!-- readme-test with ", " -->");
+/// `<!-- readme-test makes DIR -->`: a plain block that writes the workspace's files in DIR.
+const MAKES_MARKER: (&str, &str) = ("<!-- readme-test makes ", " -->");
 
 /// What a plain block has before its first command.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,6 +48,8 @@ enum Setup {
     In(String),
     /// The shell variable (name, directory from the workspace root).
     With(String, String),
+    /// The directory (from the workspace root) whose files the block writes again.
+    Makes(String),
 }
 /// The documents whose marked blocks are run, from the workspace root.
 const DOCUMENTS: [&str; 3] = ["README.md", "docs/server.md", "docs/forgetting-cuckoo.md"];
@@ -86,13 +93,14 @@ fn marker(line: &str) -> Option<(Mode, Option<Setup>)> {
         SERVE_MARKER => Some((Mode::Serve, None)),
         START_MARKER => Some((Mode::Start, None)),
         _ => {
-            let setup = match within(INPUTS_MARKER) {
-                Some(dir) => Setup::In(dir),
-                None => {
-                    let with = within(WITH_MARKER)?;
-                    let (name, dir) = with.split_once('=')?;
-                    Setup::With(name.to_owned(), dir.to_owned())
-                }
+            let setup = if let Some(dir) = within(INPUTS_MARKER) {
+                Setup::In(dir)
+            } else if let Some(dir) = within(MAKES_MARKER) {
+                Setup::Makes(dir)
+            } else {
+                let with = within(WITH_MARKER)?;
+                let (name, dir) = with.split_once('=')?;
+                Setup::With(name.to_owned(), dir.to_owned())
             };
             Some((Mode::Plain, Some(setup)))
         }
@@ -374,7 +382,7 @@ fn run_block(name: &str, block: &Block, server: Option<&Server>) -> Vec<String> 
             let to = root.join(to).canonicalize().unwrap();
             prelude = format!("{var}='{}'\n", to.display());
         }
-        None => {}
+        Some(Setup::Makes(_)) | None => {}
     }
     let path = format!(
         "{}:{}",
@@ -421,6 +429,35 @@ fn run_block(name: &str, block: &Block, server: Option<&Server>) -> Vec<String> 
         if sets_variable(&step.command) && step.output.is_empty() {
             prelude.push_str(&step.command);
             prelude.push('\n');
+        }
+    }
+    if let Some(Setup::Makes(made)) = &block.setup {
+        failures.extend(made_files(name, fence, dir.path(), made));
+    }
+    failures
+}
+
+/// The files a block wrote into `made` (under `dir`) that are not the workspace's files at
+/// the same path, byte for byte; a failure too if it wrote none.
+fn made_files(name: &str, fence: usize, dir: &Path, made: &str) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir.join(made)) else {
+        return vec![format!(
+            "{name}:{fence}: the block wrote nothing into {made}"
+        )];
+    };
+    let mut failures = Vec::new();
+    for entry in entries {
+        let entry = entry.unwrap();
+        let shown = root().join(made).join(entry.file_name());
+        let file = format!("{made}/{}", entry.file_name().to_string_lossy());
+        match std::fs::read(&shown) {
+            Ok(bytes) if bytes == std::fs::read(entry.path()).unwrap() => {}
+            Ok(_) => failures.push(format!(
+                "{name}:{fence}: the block wrote {file} unlike the workspace's"
+            )),
+            Err(e) => failures.push(format!(
+                "{name}:{fence}: the block wrote {file}, which the workspace lacks ({e})"
+            )),
         }
     }
     failures
@@ -515,6 +552,10 @@ fn the_block_parser_reads_commands_outputs_and_continuations() {
                 "tests/vectors/ethereum".to_owned()
             ))
         ))
+    );
+    assert_eq!(
+        marker("<!-- readme-test makes docs/sim -->"),
+        Some((Mode::Plain, Some(Setup::Makes("docs/sim".to_owned()))))
     );
     assert!(sets_variable("BLOOM=$(jq -r .x f.json)"));
     assert!(!sets_variable("amq eth bloom --json=x"));
