@@ -446,8 +446,10 @@ fn made_files(name: &str, fence: usize, dir: &Path, made: &str) -> Vec<String> {
         )];
     };
     let mut failures = Vec::new();
+    let mut wrote = 0;
     for entry in entries {
         let entry = entry.unwrap();
+        wrote += 1;
         let shown = root().join(made).join(entry.file_name());
         let file = format!("{made}/{}", entry.file_name().to_string_lossy());
         match std::fs::read(&shown) {
@@ -459,6 +461,11 @@ fn made_files(name: &str, fence: usize, dir: &Path, made: &str) -> Vec<String> {
                 "{name}:{fence}: the block wrote {file}, which the workspace lacks ({e})"
             )),
         }
+    }
+    if wrote == 0 {
+        failures.push(format!(
+            "{name}:{fence}: the block wrote nothing into {made}"
+        ));
     }
     failures
 }

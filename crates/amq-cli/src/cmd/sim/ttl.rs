@@ -11,8 +11,8 @@ use std::fmt::Write as _;
 use std::process::ExitCode;
 
 /// Insert fresh items at a steady rate (n/ttl per second, item i at second ⌊i·ttl/n⌋, so n
-/// are live once the first ones expire) for `duration` seconds, each with the same TTL, into a filter planned for n
-/// live items. At `points` times, measure ε on fresh items against
+/// are live once the first ones expire) for `duration` seconds, each with the same TTL, into
+/// a filter planned for n live items. At `points` times, measure ε on fresh items against
 /// `1 − (1 − 1/(2^f − 1))^(8α)` at the live load α and against the planned ε. At the end, for
 /// every age around the TTL, measure the share of items still found over `tick` consecutive
 /// query times, against the rule: found for ages up to ttl − tick, gone from ttl, and in
