@@ -16,7 +16,10 @@
 //! `#[target_feature(enable = "avx2")]` functions and in `avx512` inside
 //! `#[target_feature(enable = "avx2,avx512f")]` ones, so that the caller's hash (a closure)
 //! inlines into the SIMD code. [`Kernel`] says which one a filter runs; all give
-//! bit-identical results (the tests check it on random blocks and hashes). The AVX-512 kernel
+//! bit-identical results (the tests check it on random blocks and hashes). Chosen at run
+//! time, the SIMD kernels cannot inline into a caller built without their features, so a
+//! single query is a call; built with AVX-512F enabled (`-C target-cpu=native` on such a CPU),
+//! the AVX-512 kernel inlines and the other two stay out of line. The AVX-512 kernel
 //! holds a [`Block512`] in one register (one load, one `vptestmq`); for Parquet's
 //! [`Block256`] it runs the AVX2 code.
 
@@ -172,7 +175,21 @@ fn avx512_detected() -> bool {
 /// (on x86-64), else `$portable`.
 macro_rules! dispatch {
     ($kernel:expr, $avx512:expr, $avx2:expr, $portable:expr) => {{
-        #[cfg(target_arch = "x86_64")]
+        // Built for AVX-512 (`-C target-cpu=native` on such a CPU): the AVX-512 kernel, the
+        // one `Kernel::detect` picks, inlines into the caller; the others stay out of line.
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
+        {
+            match $kernel {
+                // SAFETY: the whole crate is built with AVX-512F and AVX2 enabled.
+                #[allow(unused_unsafe)]
+                Kernel::Avx512 => unsafe { $avx512 },
+                // SAFETY: as above.
+                #[allow(unused_unsafe)]
+                Kernel::Avx2 => cold(|| unsafe { $avx2 }),
+                Kernel::Portable => cold(|| $portable),
+            }
+        }
+        #[cfg(all(target_arch = "x86_64", not(target_feature = "avx512f")))]
         {
             match $kernel {
                 // SAFETY: a `Kernel::Avx512` is only ever stored after `Kernel::is_supported`
@@ -191,6 +208,14 @@ macro_rules! dispatch {
             $portable
         }
     }};
+}
+
+/// Runs `f` out of line: the kernels a build for AVX-512 keeps out of the caller's loop.
+#[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
+#[cold]
+#[inline(never)]
+fn cold<R>(f: impl FnOnce() -> R) -> R {
+    f()
 }
 
 /// `true` if the eight bits of hash `h` are set in its block of `blocks` (not empty).
