@@ -100,6 +100,17 @@ impl Kind {
         Kind::SplitBlockBloom,
     ];
 
+    /// Every kind's [`name`](Self::name), in code order and comma-separated: the list an
+    /// error about an unknown kind name gives.
+    ///
+    /// # Example
+    /// ```
+    /// assert!(amq::wire::Kind::names().starts_with("bloom, blocked-bloom, cuckoo, "));
+    /// ```
+    pub fn names() -> alloc::string::String {
+        Kind::ALL.map(Kind::name).join(", ")
+    }
+
     /// The kind with this [`name`](Self::name).
     ///
     /// # Example
@@ -143,9 +154,8 @@ impl<'de> serde::Deserialize<'de> for Kind {
         let name = <alloc::borrow::Cow<'de, str>>::deserialize(d)?;
         Kind::from_name(&name).ok_or_else(|| {
             serde::de::Error::custom(alloc::format!(
-                "unknown filter kind {name:?} (bloom, blocked-bloom, cuckoo, \
-                 sliding-window-bloom, aging-bloom, negative-cache, ttl-cuckoo, \
-                 sliding-window-cuckoo, scalable-bloom, expandable-cuckoo, split-block-bloom)"
+                "unknown filter kind {name:?} ({})",
+                Kind::names()
             ))
         })
     }

@@ -61,13 +61,7 @@ pub fn parse(args: &[RedisString]) -> Result<(Spec, u64), RedisError> {
         .try_as_str()
         .ok()
         .and_then(|n| Kind::from_name(&n.to_ascii_lowercase()))
-        .ok_or_else(|| {
-            err(
-                "unknown filter kind (bloom, blocked-bloom, split-block-bloom, cuckoo, \
-                 sliding-window-bloom, aging-bloom, negative-cache, ttl-cuckoo, \
-                 sliding-window-cuckoo, scalable-bloom, expandable-cuckoo)",
-            )
-        })?;
+        .ok_or_else(|| err(format!("unknown filter kind ({})", Kind::names())))?;
     let mut o = Options::default();
     let mut i = 0;
     while i < rest.len() {

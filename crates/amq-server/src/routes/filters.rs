@@ -550,9 +550,6 @@ pub async fn close(
             }
         },
     };
-    let next_epoch = e.read(|f| match f {
-        AnyFilter::SlidingWindowCuckoo(s) => s.next_epoch(),
-        _ => 0,
-    });
+    let next_epoch = e.read(|f| f.next_epoch())?;
     Ok(axum::Json(Closed { closed, next_epoch }))
 }

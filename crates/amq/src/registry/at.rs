@@ -166,6 +166,18 @@ impl AnyFilter {
             other => Err(no_epochs(other.kind())),
         }
     }
+
+    /// The epoch a sliding-window cuckoo filter's next registration goes to
+    /// ([`SlidingWindowCuckoo::next_epoch`](crate::SlidingWindowCuckoo::next_epoch)).
+    ///
+    /// # Errors
+    /// As [`close_epoch`](Self::close_epoch).
+    pub fn next_epoch(&self) -> Result<u64> {
+        match self {
+            AnyFilter::SlidingWindowCuckoo(s) => Ok(s.next_epoch()),
+            other => Err(no_epochs(other.kind())),
+        }
+    }
 }
 
 /// The error for an epoch's operation asked of a kind without epochs.
@@ -243,6 +255,7 @@ mod tests {
             f.open_epoch().unwrap_err(),
             f.clone().close_epoch().unwrap_err()
         );
+        assert_eq!(f.next_epoch().unwrap_err(), f.open_epoch().unwrap_err());
         let e = f.close_epoch().unwrap_err();
         assert!(
             e.to_string().contains("only a sliding-window cuckoo"),
@@ -286,8 +299,10 @@ mod tests {
         assert!(e.to_string().contains("registration epoch"), "{e}");
         // 25 registrations of 10 per epoch: epoch 2 is open with 5, and closes early
         assert_eq!(f.open_epoch(), Ok(Some(2)));
+        assert_eq!(f.next_epoch(), Ok(2));
         assert_eq!(f.close_epoch(), Ok(Some(2)));
         assert_eq!(f.open_epoch(), Ok(None));
+        assert_eq!(f.next_epoch(), Ok(3));
         assert_eq!(f.close_epoch(), Ok(None));
         let next = f.insert_placed(b"late").unwrap().at;
         assert_eq!(next, Some(At::Epoch(3)));
