@@ -6,7 +6,7 @@ use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, Method, Request, StatusCode};
 use axum::Router;
 use http_body_util::BodyExt;
-use serde_json::Value;
+use serde_json::{json, Value};
 use tower::ServiceExt;
 
 /// A response: status, headers, body.
@@ -62,4 +62,19 @@ pub async fn raw(app: &Router, method: Method, uri: &str, body: Vec<u8>) -> Repl
         .uri(uri)
         .body(Body::from(body));
     send(app, req.unwrap()).await
+}
+
+/// The path of the filter [`bloom`] creates.
+pub const BLOOM: &str = "/api/v1/filters/names";
+
+/// Creates a classic Bloom filter for 1,000 items at ε = 1% at [`BLOOM`].
+pub async fn bloom(app: &axum::Router) {
+    let r = call(
+        app,
+        Method::PUT,
+        BLOOM,
+        Some(json!({"kind": "bloom", "items": 1000, "fpr": 0.01, "seed": 7})),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
 }
