@@ -7,7 +7,7 @@
 // `<name>` there is a placeholder, not HTML.
 #![allow(rustdoc::invalid_html_tags)]
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;
 
 mod cmd;
@@ -53,6 +53,7 @@ enum Command {
     Ttl(cmd::ttl::Args),
     Rln(cmd::rln::Args),
     Serve(cmd::serve::Args),
+    Completions(cmd::completions::Args),
     // [commands] further commands go here, one line each
 }
 
@@ -76,6 +77,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Ttl(a) => cmd::ttl::run(a),
         Command::Rln(a) => cmd::rln::run(a),
         Command::Serve(a) => cmd::serve::run(a),
+        Command::Completions(a) => cmd::completions::run(a, Cli::command()),
         // [dispatch] further commands go here, one line each
     }
 }

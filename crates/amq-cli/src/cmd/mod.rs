@@ -7,6 +7,7 @@ pub mod btc;
 pub mod build;
 pub mod cashu;
 pub mod cashu_state;
+pub mod completions;
 pub mod contains;
 pub mod eth;
 pub mod info;
