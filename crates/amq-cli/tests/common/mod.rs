@@ -3,6 +3,8 @@
 
 #![allow(dead_code)] // each test binary uses a different part of it
 
+pub mod server;
+
 use assert_cmd::Command;
 use serde_json::Value;
 use std::fmt::Display;

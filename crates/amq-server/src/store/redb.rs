@@ -4,21 +4,39 @@
 //! `Durability::Immediate` (its default) returns after the data and the new root are fsync'd,
 //! and a crash at any point leaves the last committed state (copy-on-write B-trees with a
 //! checksummed commit slot). The file is locked while open, so two servers cannot share it.
+//!
+//! After an I/O error (a full disk, say) redb refuses every later transaction ("Previous I/O
+//! error occurred") until the database is opened again. The store reopens it at once, which
+//! puts it back at its last commit (the state the server holds, since a failed commit changes
+//! nothing), so each later write reports its own cause and writes go through again once the
+//! disk has room.
 
 use super::{Store, StoreError, Write};
 use redb::{Database, TableDefinition};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{RwLock, RwLockReadGuard};
 
 const TABLE: TableDefinition<'static, &[u8], &[u8]> = TableDefinition::new("amq");
 
 /// A [`Store`] in `DIR/amq.redb`.
 #[derive(Debug)]
 pub struct RedbStore {
-    db: Database,
+    path: PathBuf,
+    /// The open database; `None` after a reopen failed, until the next one succeeds.
+    db: RwLock<Option<Database>>,
 }
 
 fn err(e: impl std::fmt::Display) -> StoreError {
     StoreError(e.to_string())
+}
+
+/// Opens (or creates) the database at `path` with its one table.
+fn open_db(path: &Path) -> Result<Database, StoreError> {
+    let db = Database::create(path).map_err(|e| err(format!("{}: {e}", path.display())))?;
+    let tx = db.begin_write().map_err(err)?;
+    tx.open_table(TABLE).map_err(err)?;
+    tx.commit().map_err(err)?;
+    Ok(db)
 }
 
 impl RedbStore {
@@ -30,50 +48,108 @@ impl RedbStore {
     pub fn open(dir: &Path) -> Result<Self, StoreError> {
         std::fs::create_dir_all(dir).map_err(|e| err(format!("{}: {e}", dir.display())))?;
         let path = dir.join("amq.redb");
-        let db = Database::create(&path).map_err(|e| err(format!("{}: {e}", path.display())))?;
-        let tx = db.begin_write().map_err(err)?;
-        tx.open_table(TABLE).map_err(err)?;
-        tx.commit().map_err(err)?;
-        Ok(RedbStore { db })
+        let db = open_db(&path)?;
+        Ok(RedbStore {
+            path,
+            db: RwLock::new(Some(db)),
+        })
+    }
+
+    /// Runs `f` on the open database (reopening it first if a reopen failed before); after an
+    /// I/O error, reopens it for the next call.
+    fn with_db<T>(
+        &self,
+        f: impl FnOnce(&Database) -> Result<T, redb::Error>,
+    ) -> Result<T, StoreError> {
+        let result = {
+            let guard = self.open_guard()?;
+            let Some(db) = guard.as_ref() else {
+                return Err(err("the store is closed"));
+            };
+            f(db)
+        };
+        result.map_err(|e| {
+            if matches!(e, redb::Error::Io(_) | redb::Error::PreviousIo) {
+                // the error stands either way; a failed reopen is retried by the next call
+                match self.reopen() {
+                    Ok(()) => eprintln!(
+                        "amq serve: storage error ({e}); the store was reopened at its last commit"
+                    ),
+                    Err(r) => eprintln!("amq serve: storage error ({e}); {r}"),
+                }
+            }
+            err(e)
+        })
+    }
+
+    /// A read guard on the database, reopened first if a reopen failed before.
+    fn open_guard(&self) -> Result<RwLockReadGuard<'_, Option<Database>>, StoreError> {
+        let poisoned = |_| err("the store's lock is poisoned");
+        if self.db.read().map_err(poisoned)?.is_none() {
+            self.reopen()?;
+        }
+        self.db.read().map_err(poisoned)
+    }
+
+    /// Closes the database and opens it again (redb repairs a file left dirty).
+    fn reopen(&self) -> Result<(), StoreError> {
+        let mut guard = self
+            .db
+            .write()
+            .map_err(|_| err("the store's lock is poisoned"))?;
+        // drop the old handle first: it holds the file's lock
+        *guard = None;
+        let db = open_db(&self.path)
+            .map_err(|e| err(format!("reopening after an I/O error: {}", e.0)))?;
+        *guard = Some(db);
+        Ok(())
     }
 }
 
+// redb's own error (160 bytes) crosses one closure return per call; boxing it would cost
+// every `?` a conversion for an error path taken only when the disk fails.
+#[allow(clippy::result_large_err)]
 impl Store for RedbStore {
     fn commit(&self, writes: &[Write]) -> Result<(), StoreError> {
-        let tx = self.db.begin_write().map_err(err)?;
-        {
-            let mut table = tx.open_table(TABLE).map_err(err)?;
-            for w in writes {
-                match w {
-                    Write::Put(k, v) => {
-                        table.insert(k.as_slice(), v.as_slice()).map_err(err)?;
-                    }
-                    Write::DeleteRange(a, b) => {
-                        table
-                            .retain_in(a.as_slice()..b.as_slice(), |_, _| false)
-                            .map_err(err)?;
+        self.with_db(|db| {
+            let tx = db.begin_write()?;
+            {
+                let mut table = tx.open_table(TABLE)?;
+                for w in writes {
+                    match w {
+                        Write::Put(k, v) => {
+                            table.insert(k.as_slice(), v.as_slice())?;
+                        }
+                        Write::DeleteRange(a, b) => {
+                            table.retain_in(a.as_slice()..b.as_slice(), |_, _| false)?;
+                        }
                     }
                 }
             }
-        }
-        tx.commit().map_err(err)
+            tx.commit()?;
+            Ok(())
+        })
     }
 
     fn scan(&self, prefix: &[u8]) -> Result<super::Rows, StoreError> {
-        let tx = self.db.begin_read().map_err(err)?;
-        let table = tx.open_table(TABLE).map_err(err)?;
-        let end = super::prefix_end(prefix);
-        let mut out = Vec::new();
-        for row in table.range(prefix..end.as_slice()).map_err(err)? {
-            let (k, v) = row.map_err(err)?;
-            out.push((k.value().to_vec(), v.value().to_vec()));
-        }
-        Ok(out)
+        self.with_db(|db| {
+            let tx = db.begin_read()?;
+            let table = tx.open_table(TABLE)?;
+            let end = super::prefix_end(prefix);
+            let mut out = Vec::new();
+            for row in table.range(prefix..end.as_slice())? {
+                let (k, v) = row?;
+                out.push((k.value().to_vec(), v.value().to_vec()));
+            }
+            Ok(out)
+        })
     }
 
     fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
-        let tx = self.db.begin_read().map_err(err)?;
-        let table = tx.open_table(TABLE).map_err(err)?;
-        Ok(table.get(key).map_err(err)?.map(|v| v.value().to_vec()))
+        self.with_db(|db| {
+            let tx = db.begin_read()?;
+            let table = tx.open_table(TABLE)?;
+            Ok(table.get(key)?.map(|v| v.value().to_vec()))
+        })
     }
 }
