@@ -6,8 +6,10 @@ use clap_complete::Shell;
 use std::io::Write;
 use std::process::ExitCode;
 
-/// Print a completion script for a shell: every command, subcommand and option of amq, and
-/// the values of options that take one of a few (kinds, formats).
+/// Print a shell's completion script for amq.
+///
+/// It completes every command, subcommand and option of amq, and the values of options
+/// that take one of a few (kinds, formats).
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   amq completions bash > ~/.local/share/bash-completion/completions/amq

@@ -6,9 +6,11 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Show a filter's kind, shape, fill and estimated false-positive rate. Reads every kind of
-/// .amq file: Bloom, blocked Bloom and cuckoo filters, and the sliding-window, aging and
-/// negative-cache files (the same fields as `amq window|aging|negative info`).
+/// Show a filter's kind, shape, fill and estimated false-positive rate.
+///
+/// Reads every kind of .amq file: Bloom, blocked Bloom and cuckoo filters, and the
+/// sliding-window, aging and negative-cache files (the same fields as
+/// `amq window|aging|negative info`).
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Example:
   amq info --json words.amq")]

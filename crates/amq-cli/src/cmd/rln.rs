@@ -9,10 +9,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// The sliding-window cuckoo filter: one cuckoo filter per epoch of B registrations, so the
-/// set grows without bound; members are asked for and slashed at the epoch they registered
-/// in, and a full epoch shrinks to the members it keeps. A light client downloads an epoch
-/// at a time (export-epoch, apply-epoch).
+/// The sliding-window cuckoo filter: registrations by epoch (RLN membership sets).
+///
+/// One cuckoo filter per epoch of B registrations, so the set grows without bound; members
+/// are asked for and slashed at the epoch they registered in, and a full epoch shrinks to
+/// the members it keeps. A light client downloads an epoch at a time (export-epoch,
+/// apply-epoch).
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   amq rln new --epoch-items 15564 --fpr 0.001 -o members.amq
@@ -80,8 +82,10 @@ struct ContainsArgs {
     items: super::ItemArgs,
 }
 
-/// Slash members at their epoch: `slashed`, or `absent` when definitely not there (nothing
-/// changed for it); exit 1 if any was absent.
+/// Slash members at their epoch (exit 1 if any was absent).
+///
+/// Prints `slashed`, or `absent` when definitely not there (nothing changed for it), for
+/// each member; exit 1 if any was absent.
 #[derive(clap::Args, Debug)]
 struct SlashArgs {
     /// The .amq set, updated in place.
@@ -100,8 +104,9 @@ struct SlashArgs {
     json: bool,
 }
 
-/// Close the open epoch early (compacting it): the next registration opens a new one. For
-/// epochs that end on a clock rather than after B registrations.
+/// Close the open epoch early (compacting it); the next registration opens a new one.
+///
+/// For epochs that end on a clock rather than after B registrations.
 #[derive(clap::Args, Debug)]
 struct CloseArgs {
     /// The .amq set, updated in place (unchanged if no epoch is open).

@@ -5,7 +5,9 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Serve filters over HTTP: amq's JSON API under /api/v1, the Cashu mint filter endpoints
+/// Serve filters over HTTP, durably: every change is on disk before its 2xx answer.
+///
+/// amq's JSON API under /api/v1, the Cashu mint filter endpoints
 /// (/v1/filter/spent/{keyset_id}, /v1/filter/issued/{keyset_id}, /v1/info) and a
 /// name-availability page at /. Every change is on disk (fsync'd) before its 2xx answer.
 #[derive(clap::Args, Debug)]

@@ -9,9 +9,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// The TTL cuckoo filter: every slot holds a fingerprint and an expiry stamp, so each item
-/// is forgotten on its own, between ttl − tick and ttl seconds after its insert. Times are
-/// seconds since the Unix epoch (--now, default the system clock), so runs can be replayed.
+/// The TTL cuckoo filter: each item is forgotten on its own, ttl seconds after its insert.
+///
+/// Every slot holds a fingerprint and an expiry stamp, so each item is forgotten between
+/// ttl − tick and ttl seconds after its insert. Times are seconds since the Unix epoch
+/// (--now, default the system clock), so runs can be replayed.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   amq ttl new --items 100000 --fpr 0.001 --tick 60 --max-ttl 3600 -o cache.amq
@@ -80,6 +82,7 @@ struct ContainsArgs {
 }
 
 /// Remove items' live entries: `removed` or `absent` for each (exit 1 if any is absent).
+///
 /// An item that shares its fingerprint and buckets with a removed one goes with it.
 #[derive(clap::Args, Debug)]
 struct RemoveArgs {

@@ -10,6 +10,8 @@ use rand::{Rng, SeedableRng};
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
+/// Aging Bloom filter: ε, the window kept, and how fast old items are forgotten.
+///
 /// Stream n distinct items through an aging filter (rotated by count) and, at `points` times,
 /// measure ε on fresh items against the expected rate and the bound it was sized for, check
 /// that every item of the last `window` insertions is found, and measure how many items

@@ -11,6 +11,8 @@ use rand::SeedableRng;
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
+/// Cuckoo filter: ε along the fill to the first refused insert, and back down by deletes.
+///
 /// Fill a cuckoo filter sized for n items until its first refused insert, measuring ε at
 /// every `step` of load factor against `1 − (1 − 2^−f)^(2bα)`; then delete the items again,
 /// oldest first, measuring ε on the way down and checking that every item not yet deleted is

@@ -9,6 +9,8 @@ use rand::{Rng, SeedableRng};
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
+/// Negative cache: false positives and false negatives as its occupancy grows.
+///
 /// The seed's experiment (negative-bloom-filter.md): insert n random items drawn from a
 /// domain, and each time the occupancy passes a multiple of 10% query `queries` more random
 /// items of the domain: false positives among those not inserted, false negatives among those

@@ -10,11 +10,13 @@ use rand::{Rng, SeedableRng};
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
+/// Sliding-window cuckoo filter: ε and bytes per member under registrations and slashes.
+///
 /// Register `members` members; after each registration, with probability `slash_rate`, slash
 /// a random member still held (at its epoch). At `points` times, measure ε on fresh items
 /// queried at random epochs against the mean of the queried epochs'
 /// `1 − (1 − 1/(2^f − 1))^(8α)` and against the bound, the bytes per member against the plan
-/// (each epoch at the size [`epoch_bytes_for`] its members; the open epoch at full size),
+/// (each epoch at the size `rln::epoch_bytes_for` its members; the open epoch at full size),
 /// and check that a sample of members is found at its epoch.
 #[derive(clap::Args, Debug)]
 pub(super) struct RlnArgs {

@@ -10,6 +10,8 @@ use rand::SeedableRng;
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
+/// TTL cuckoo filter: ε at a steady live load, and when items are forgotten against the TTL.
+///
 /// Insert fresh items at a steady rate (n/ttl per second, item i at second ⌊i·ttl/n⌋, so n
 /// are live once the first ones expire) for `duration` seconds, each with the same TTL, into
 /// a filter planned for n live items. At `points` times, measure ε on fresh items against
