@@ -84,6 +84,17 @@ fn a_full_disk_is_a_503_that_loses_nothing_and_passes() {
         "{v}"
     );
 
+    // the two refused commits are counted where Prometheus scrapes
+    let (status, metrics) = s.call("GET", "/metrics", None).unwrap();
+    assert_eq!(status, 200);
+    let metrics = String::from_utf8(metrics).unwrap();
+    assert!(
+        metrics
+            .lines()
+            .any(|l| l == "amq_store_commit_failures_total 2"),
+        "{metrics}"
+    );
+
     // room again: the same write goes through, without a restart
     let pid = s.child.id().to_string();
     let ok = Command::new("prlimit")

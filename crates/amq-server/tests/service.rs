@@ -144,6 +144,7 @@ async fn the_openapi_document_lists_every_route() {
         ("/api/v1/plan", &["get"]),
         ("/api/v1/openapi.json", &["get"]),
         ("/healthz", &["get"]),
+        ("/metrics", &["get"]),
         ("/api/v1/cashu/{keyset_id}", &["put"]),
         ("/api/v1/cashu/{keyset_id}/spent", &["post"]),
         ("/api/v1/cashu/{keyset_id}/issued", &["post"]),

@@ -130,6 +130,7 @@ impl Committer {
 
         if !writes.is_empty() {
             if let Err(e) = self.store.commit(&writes) {
+                self.shared.commit_failures.fetch_add(1, Ordering::Relaxed);
                 for step in steps {
                     step.fail_with(ApiError::storage(&e));
                 }
@@ -137,6 +138,7 @@ impl Committer {
                 self.snapshots_due.extend(snapshotted);
                 return;
             }
+            self.shared.commits.fetch_add(1, Ordering::Relaxed);
         }
         for (_, entry) in snapshotted {
             entry.log_bytes.store(0, Ordering::Relaxed);

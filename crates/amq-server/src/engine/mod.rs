@@ -168,6 +168,10 @@ impl KeysetEntry {
 pub(crate) struct Shared {
     pub filters: RwLock<HashMap<String, Arc<FilterEntry>>>,
     pub keysets: RwLock<HashMap<String, Arc<KeysetEntry>>>,
+    /// Commits the store made, since the process started.
+    pub commits: AtomicU64,
+    /// Commits the store refused (each a 503 for the requests it carried).
+    pub commit_failures: AtomicU64,
 }
 
 type Reply<T> = oneshot::Sender<Result<T, ApiError>>;
@@ -359,6 +363,14 @@ impl Engine {
     /// The filter of that name.
     pub fn filter(&self, name: &str) -> Option<Arc<FilterEntry>> {
         read(&self.shared.filters).get(name).cloned()
+    }
+
+    /// The store's commits since the process started: (made, refused).
+    pub fn commit_counts(&self) -> (u64, u64) {
+        (
+            self.shared.commits.load(Ordering::Relaxed),
+            self.shared.commit_failures.load(Ordering::Relaxed),
+        )
     }
 
     /// Every filter, by name.

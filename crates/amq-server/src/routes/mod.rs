@@ -4,6 +4,7 @@
 pub mod cashu;
 pub mod filters;
 pub mod meta;
+pub mod metrics;
 pub mod state;
 
 use crate::layers;
@@ -35,6 +36,7 @@ where
         .routes(routes!(filters::close))
         .routes(routes!(meta::plan))
         .routes(routes!(meta::healthz))
+        .routes(routes!(metrics::metrics))
         .routes(routes!(openapi_json))
         .routes(routes!(cashu::create_keyset))
         .routes(routes!(cashu::add_spent))
