@@ -12,9 +12,8 @@ use std::process::ExitCode;
 /// Sliding-window Bloom filter: ε at an archived position and at the newest one.
 ///
 /// Fill a sliding-window filter and measure ε against the model (`WindowParams::fpr`) at
-/// position B·W/S
-/// (whose window fills as the items after it arrive, then leaves into the archive) and at the
-/// newest position (whose window is only partly filled).
+/// position B·W/S (whose window fills as the items after it arrive, then leaves into the
+/// archive) and at the newest position (whose window is only partly filled).
 #[derive(clap::Args, Debug)]
 pub(super) struct WindowArgs {
     /// W, the window bits.
