@@ -359,8 +359,8 @@ async fn a_log_is_folded_into_a_snapshot_and_reopens_the_same() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_adds_share_commits() {
-    let store = Arc::new(MemoryStore::new());
-    let app = app(AppState::new(store.clone(), Limits::default(), None).unwrap());
+    let state = AppState::new(Arc::new(MemoryStore::new()), Limits::default(), None).unwrap();
+    let app = app(state.clone());
     call(
         &app,
         Method::PUT,
@@ -368,7 +368,7 @@ async fn concurrent_adds_share_commits() {
         Some(json!({"kind": "bloom", "items": 100000, "fpr": 0.01})),
     )
     .await;
-    let before = store.commits();
+    let (before, _) = state.engine().commit_counts();
     let mut tasks = Vec::new();
     for t in 0..64 {
         let app = app.clone();
@@ -388,8 +388,9 @@ async fn concurrent_adds_share_commits() {
     for t in tasks {
         t.await.unwrap();
     }
-    let commits = store.commits() - before;
-    assert!(commits <= 640, "{commits}");
+    let commits = state.engine().commit_counts().0 - before;
+    // at least one commit carried several adds (seen: 84 to 289 commits for the 640)
+    assert!(commits < 640, "{commits}");
     let info = call(&app, Method::GET, "/api/v1/filters/g", None)
         .await
         .json();

@@ -102,18 +102,12 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
 #[derive(Debug, Default)]
 pub struct MemoryStore {
     map: Mutex<BTreeMap<Vec<u8>, Vec<u8>>>,
-    commits: std::sync::atomic::AtomicU64,
 }
 
 impl MemoryStore {
     /// An empty store.
     pub fn new() -> Self {
         Self::default()
-    }
-
-    /// The number of commits so far (tests check group commit with it).
-    pub fn commits(&self) -> u64 {
-        self.commits.load(std::sync::atomic::Ordering::Relaxed)
     }
 }
 
@@ -136,8 +130,6 @@ impl Store for MemoryStore {
                 }
             }
         }
-        self.commits
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(())
     }
 
