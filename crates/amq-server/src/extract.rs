@@ -68,6 +68,9 @@ pub enum Encoding {
 }
 
 /// Decodes one item in an encoding; `what` names it in the error.
+///
+/// # Errors
+/// A 400 [`ApiError`] naming `what` if the text is not valid hex or base64.
 pub fn decode_item(s: &str, enc: Encoding, what: &str) -> Result<Vec<u8>, ApiError> {
     match enc {
         Encoding::Utf8 => Ok(s.as_bytes().to_vec()),

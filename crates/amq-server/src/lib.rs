@@ -104,6 +104,9 @@ impl AppState {
     }
 
     /// The state over a fresh [`MemoryStore`] (tests).
+    ///
+    /// # Panics
+    /// Never: an empty store has nothing to load.
     pub fn in_memory(limits: Limits, token: Option<String>) -> Self {
         Self::new(Arc::new(MemoryStore::new()), limits, token).expect("an empty store opens")
     }

@@ -243,6 +243,9 @@ pub fn words_to_le_bytes(words: &[u64]) -> Vec<u8> {
 ///
 /// # Errors
 /// [`Error::Corrupt`] if the length is not a multiple of 8.
+///
+/// # Panics
+/// Never, for any input.
 pub fn le_bytes_to_words(bytes: &[u8]) -> Result<Vec<u64>> {
     if !bytes.len().is_multiple_of(8) {
         return Err(Error::corrupt(

@@ -90,7 +90,10 @@ struct StoredSettings {
     m: u64,
 }
 
-/// A keyset's settings as stored.
+/// A keyset's settings as stored (JSON).
+///
+/// # Panics
+/// Never (the record is strings and integers).
 pub fn encode_settings(s: &KeysetSettings) -> Vec<u8> {
     let key_hex = match s.hash {
         CashuHash::SipHash24 { key } => Some(hex::encode(key)),

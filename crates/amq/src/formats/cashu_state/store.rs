@@ -70,12 +70,23 @@ pub trait BlockStore {
     type Error: From<Error>;
 
     /// The sequence of `kind`, or `None` if it never began.
+    ///
+    /// # Errors
+    /// The store's error if it cannot be read, or a corrupt record ([`Error`]).
     fn load(&mut self, kind: Kind) -> core::result::Result<Option<StoredSequence>, Self::Error>;
 
     /// Begins the sequence of `kind` with its first block (height 0).
+    ///
+    /// # Errors
+    /// The store's error if it refuses the change (a height out of turn) or cannot make it
+    /// durable; nothing changed then.
     fn begin(&mut self, kind: Kind, open: &OpenHeader) -> core::result::Result<(), Self::Error>;
 
     /// Appends one insertion of `element` to the open block at `height`.
+    ///
+    /// # Errors
+    /// The store's error if it refuses the change (a height out of turn) or cannot make it
+    /// durable; nothing changed then.
     fn append(
         &mut self,
         kind: Kind,
@@ -84,6 +95,10 @@ pub trait BlockStore {
     ) -> core::result::Result<(), Self::Error>;
 
     /// Records the open block's snapshot (replacing the previous one).
+    ///
+    /// # Errors
+    /// The store's error if it refuses the change (a height out of turn) or cannot make it
+    /// durable; nothing changed then.
     fn snapshot(
         &mut self,
         kind: Kind,
@@ -94,6 +109,10 @@ pub trait BlockStore {
     /// Seals the open block as `sealed` and opens `next` in one atomic change: the open
     /// block's elements and snapshot are dropped, and `sealed.bytes` are kept for its height
     /// for ever.
+    ///
+    /// # Errors
+    /// The store's error if it refuses the change (a height out of turn) or cannot make it
+    /// durable; nothing changed then.
     fn seal(
         &mut self,
         kind: Kind,
@@ -102,6 +121,9 @@ pub trait BlockStore {
     ) -> core::result::Result<(), Self::Error>;
 
     /// The bytes of the sealed block at `height`, `None` if that height is not sealed.
+    ///
+    /// # Errors
+    /// The store's error if it cannot be read.
     fn sealed(&self, kind: Kind, height: u64)
         -> core::result::Result<Option<Vec<u8>>, Self::Error>;
 }

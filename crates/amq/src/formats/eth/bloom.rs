@@ -233,6 +233,9 @@ impl LogsBloom {
     }
 
     /// The hex form: `0x` and 512 lower-case hex digits (514 characters).
+    ///
+    /// # Panics
+    /// Never.
     pub fn to_hex(&self) -> String {
         let mut out = [0u8; 2 + 2 * LOGS_BLOOM_BYTES];
         out[0] = b'0';
