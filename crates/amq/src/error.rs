@@ -10,6 +10,19 @@ use core::fmt;
 /// Every error the library returns.
 ///
 /// The enum is `#[non_exhaustive]`: new variants may come in minor versions.
+///
+/// ```
+/// use amq::{AnyFilter, BloomFilter, Error};
+///
+/// assert!(matches!(BloomFilter::with_fpr(100, 1.5, 0), Err(Error::InvalidParameter { name: "fpr", .. })));
+///
+/// let bytes = BloomFilter::with_fpr(100, 0.01, 0)?.to_bytes();
+/// match AnyFilter::from_bytes(&bytes[..20]) {
+///     Err(e @ Error::Truncated { .. }) => assert!(e.to_string().contains("bytes")),
+///     other => panic!("{other:?}"),
+/// }
+/// # Ok::<(), amq::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Error {

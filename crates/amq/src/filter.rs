@@ -13,6 +13,29 @@ use alloc::vec::Vec;
 /// Filters hash these bytes, never Rust's `Hash` (whose output depends on the platform's
 /// pointer width and endianness). Integers are their little-endian bytes, strings their UTF-8
 /// bytes.
+///
+/// A type of your own becomes an item by giving its bytes:
+/// ```
+/// use amq::{BloomFilter, Filter, Insert, Item};
+///
+/// struct Point { x: u32, y: u32 }
+/// impl Item for Point {
+///     fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+///         let mut b = [0u8; 8];
+///         b[..4].copy_from_slice(&self.x.to_le_bytes());
+///         b[4..].copy_from_slice(&self.y.to_le_bytes());
+///         f(&b)
+///     }
+/// }
+///
+/// let mut f = BloomFilter::with_fpr(1_000, 0.01, 0)?;
+/// f.insert(&Point { x: 1, y: 2 })?;
+/// assert!(f.contains(&Point { x: 1, y: 2 }));
+/// // 42u64 is the 8 bytes 2a 00 .. 00, so it is the same item as that byte string
+/// f.insert(&42u64)?;
+/// assert!(f.contains(&[42u8, 0, 0, 0, 0, 0, 0, 0][..]));
+/// # Ok::<(), amq::Error>(())
+/// ```
 pub trait Item {
     /// Calls `f` with the item's canonical bytes.
     fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R;
@@ -67,6 +90,29 @@ macro_rules! int_item {
 int_item!(u8, u16, u32, u64, u128, i8, i16, i32, i64, i128);
 
 /// Membership queries: "maybe present" (`true`) or "definitely absent" (`false`).
+///
+/// Code written against the trait takes any kind:
+/// ```
+/// use amq::{BlockedBloomFilter, CuckooFilter, Filter, Insert};
+///
+/// fn missing<'a, F: Filter<str>>(f: &F, names: &[&'a str]) -> Vec<&'a str> {
+///     names.iter().copied().filter(|n| !f.contains(n)).collect()
+/// }
+///
+/// let mut bloom = BlockedBloomFilter::with_fpr(1_000, 0.01, 0)?;
+/// let mut cuckoo = CuckooFilter::with_fpr(1_000, 0.01, 0)?;
+/// for name in ["alice", "bob"] {
+///     bloom.insert(name)?;
+///     cuckoo.insert(name)?;
+/// }
+/// // never a false negative; "mallory" is absent unless it is a false positive (ε = 1%)
+/// assert!(!missing(&bloom, &["alice", "bob", "mallory"]).contains(&"alice"));
+/// assert!(cuckoo.contains_all(["alice", "bob"]));
+/// let mut out = [false; 2];
+/// cuckoo.contains_batch(&["bob", "alice"], &mut out);
+/// assert_eq!(out, [true, true]);
+/// # Ok::<(), amq::Error>(())
+/// ```
 pub trait Filter<T: ?Sized> {
     /// `true` if `item` may be in the set, `false` if it is definitely not.
     fn contains(&self, item: &T) -> bool;
@@ -108,6 +154,24 @@ pub trait Filter<T: ?Sized> {
 }
 
 /// Insertion.
+///
+/// A filter with a capacity says when it is full and keeps what it held:
+/// ```
+/// use amq::{CuckooFilter, Error, Filter, Insert};
+///
+/// let mut f = CuckooFilter::new(2, 12, 0)?; // 2 buckets of 4 slots, 12-bit fingerprints
+/// let mut added = Vec::new();
+/// let full = loop {
+///     let i = added.len() as u64;
+///     match f.insert(&i) {
+///         Ok(_) => added.push(i),
+///         Err(e) => break e,
+///     }
+/// };
+/// assert!(matches!(full, Error::Full { .. }));
+/// assert!(added.iter().all(|i| f.contains(i))); // nothing added before was lost
+/// # Ok::<(), amq::Error>(())
+/// ```
 pub trait Insert<T: ?Sized> {
     /// Adds `item`.
     ///
@@ -121,6 +185,16 @@ pub trait Insert<T: ?Sized> {
 }
 
 /// Deletion (cuckoo filters).
+///
+/// ```
+/// use amq::{CuckooFilter, Filter, Insert, Remove};
+///
+/// let mut f = CuckooFilter::with_fpr(1_000, 0.001, 0)?;
+/// f.insert("session-17")?;
+/// assert!(f.remove("session-17"));
+/// assert!(!f.contains("session-17"));
+/// # Ok::<(), amq::Error>(())
+/// ```
 pub trait Remove<T: ?Sized> {
     /// Removes one copy of `item`; `true` if a copy was found and removed.
     ///
@@ -130,6 +204,21 @@ pub trait Remove<T: ?Sized> {
 }
 
 /// Union of two filters of identical shape and seed.
+///
+/// ```
+/// use amq::{BloomFilter, Error, Filter, Insert, Merge};
+///
+/// let mut a = BloomFilter::new(8_192, 5, 0)?;
+/// let mut b = BloomFilter::new(8_192, 5, 0)?;
+/// a.insert("alice")?;
+/// b.insert("bob")?;
+/// a.merge(&b)?;
+/// assert!(a.contains("alice") && a.contains("bob"));
+///
+/// let other_seed = BloomFilter::new(8_192, 5, 1)?;
+/// assert!(matches!(a.merge(&other_seed), Err(Error::ShapeMismatch { field: "seed", .. })));
+/// # Ok::<(), amq::Error>(())
+/// ```
 pub trait Merge {
     /// Adds every item of `other` to `self`.
     ///
