@@ -13,6 +13,7 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(f.to_bytes(), data);
             let _ = f.contains(b"x".as_slice());
             let _ = f.estimated_fpr();
+            let _ = f.info();
             let mut g = f.clone();
             let _ = g.insert(b"y".as_slice());
             g.expire();

@@ -15,6 +15,7 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(f.to_bytes(), data);
             let _ = f.contains(b"x".as_slice());
             let _ = f.count(b"x".as_slice());
+            let _ = f.info();
             let mut g = f.clone();
             if g.insert(b"y".as_slice()).is_ok() {
                 assert!(g.contains(b"y".as_slice()));

@@ -11,6 +11,7 @@ fuzz_target!(|data: &[u8]| {
         if let Ok(c) = amq::negative::NegativeCache::from_bytes(&data) {
             assert_eq!(c.to_bytes(), data);
             let _ = c.contains(b"x".as_slice());
+            let _ = c.info();
             let mut d = c.clone();
             d.insert(b"y".as_slice());
             assert!(d.contains(b"y".as_slice()));

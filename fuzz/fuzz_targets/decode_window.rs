@@ -13,6 +13,7 @@ fuzz_target!(|data: &[u8]| {
             let _ = f.contains(b"x".as_slice(), 0);
             let _ = f.contains(b"x".as_slice(), f.next_position().saturating_sub(1));
             let _ = f.expected_fpr(f.next_position());
+            let _ = f.info();
             let mut g = f.clone();
             let _ = g.insert(b"y".as_slice());
         }

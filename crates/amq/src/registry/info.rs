@@ -401,7 +401,8 @@ impl<C: Clock> AgingBloom<C> {
         let (rotation, period) = RotationUnit::of(self.rotation());
         let g = u64::from(self.generations());
         let counts = self.generation_counts();
-        let held: u64 = counts.iter().sum();
+        // counts read from a file may each be at u64::MAX (inserts saturate them)
+        let held = counts.iter().fold(0u64, |a, &c| a.saturating_add(c));
         Info {
             details: Details::AgingBloom {
                 m_bits_per_generation: self.m(),

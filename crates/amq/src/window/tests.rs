@@ -508,9 +508,13 @@ fn counters_from_a_file_saturate() {
         &crate::bits::words_to_le_bytes(&words),
     );
     let mut f = AgingBloom::from_bytes(&bytes).unwrap();
+    // the items held, the sum of the counts, saturate too (the fuzzer found an overflow)
+    assert_eq!(f.info().estimated_items, u64::MAX as f64);
+    assert!(f.estimated_fpr() <= 1.0);
     f.insert("x").unwrap();
     assert_eq!(f.inserted(), u64::MAX);
     assert!(f.contains("x"));
+    assert_eq!(f.info().inserted, u64::MAX);
 
     let w = SlidingWindowBloom::new(SMALL, 0).unwrap();
     let bytes = w.to_bytes();
