@@ -100,6 +100,44 @@ fn measured_fpr_matches_the_model() {
     }
 }
 
+/// `info()` (one pass over the table, POPCNT where the CPU has it) says what the definitions
+/// say, computed here from the file's bytes: X bit by bit, ε the mean over blocks of
+/// `Πᵢ (Xᵢ/64)` for lanes i, the estimated items from X.
+#[test]
+fn info_follows_the_definitions() {
+    let mut f = SplitBlockBloomFilter::new(64 * 512, 5).unwrap();
+    for i in 0u64..2_500 {
+        f.insert(&i).unwrap();
+    }
+    let bytes = f.to_bytes();
+    let payload = &bytes[bytes.len() - 8 - 64 * 64..bytes.len() - 8];
+    let lanes: Vec<u32> = payload
+        .chunks_exact(8)
+        .map(|w| (0..64).filter(|&b| w[b / 8] >> (b % 8) & 1 == 1).count() as u32)
+        .collect();
+    let x: u64 = lanes.iter().map(|&c| u64::from(c)).sum();
+    let fpr = lanes
+        .chunks_exact(8)
+        .map(|b| b.iter().map(|&c| f64::from(c) / 64.0).product::<f64>())
+        .sum::<f64>()
+        / 64.0;
+    assert!(x > 10_000 && x < 32_768, "{x}");
+    let info = f.info();
+    assert_eq!(f.bits_set(), x);
+    assert_eq!(info.fill_ratio, x as f64 / 32_768.0);
+    // the filter sums exact integer products, this test rounded floats: equal to 1e-12
+    assert!(
+        (info.estimated_fpr / fpr - 1.0).abs() < 1e-12,
+        "{} {fpr}",
+        info.estimated_fpr
+    );
+    assert_eq!(f.estimated_fpr(), info.estimated_fpr);
+    assert_eq!(
+        info.estimated_items,
+        amq::math::split_block_estimate_items(x, 64)
+    );
+}
+
 #[test]
 fn shape_and_sizing() {
     let f = SplitBlockBloomFilter::new(1000, 7).unwrap();

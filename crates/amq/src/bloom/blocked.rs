@@ -240,16 +240,23 @@ impl BlockedBloomFilter {
     /// where Xᵦ is the number of bits set in block b (a query picks a uniform block, then k
     /// probes inside it).
     pub fn estimated_fpr(&self) -> f64 {
+        self.fill().1
+    }
+
+    /// X, the bits set, and [`estimated_fpr`](Self::estimated_fpr), in one pass over the
+    /// blocks (`(x/512)^k` looked up for each of the 513 possible counts x).
+    pub(crate) fn fill(&self) -> (u64, f64) {
         let k = f64::from(self.k);
-        let sum: f64 = self
-            .blocks
-            .iter()
-            .map(|b| {
-                let ones: u32 = b.0.iter().map(|w| w.count_ones()).sum();
-                libm::pow(f64::from(ones) / BLOCK_BITS as f64, k)
+        let rate: Vec<f64> = (0..=BLOCK_BITS)
+            .map(|x| libm::pow(x as f64 / BLOCK_BITS as f64, k))
+            .collect();
+        let (ones, sum) = crate::bits::with_popcnt(|| {
+            self.blocks.iter().fold((0u64, 0.0f64), |(ones, sum), b| {
+                let x: u32 = b.0.iter().map(|w| w.count_ones()).sum();
+                (ones + u64::from(x), sum + rate[x as usize])
             })
-            .sum();
-        sum / self.blocks.len() as f64
+        });
+        (ones, sum / self.blocks.len() as f64)
     }
 
     /// Encodes the filter as an `.amq` file (kind 2; parameters m, k, seed, inserted; payload
@@ -376,5 +383,38 @@ mod tests {
                 assert!(i >= 40 || want, "k = {k}: false negative {i}");
             }
         }
+    }
+
+    /// The one-pass fill (a table of `(x/512)^k`, POPCNT where the CPU has it) and `info()`
+    /// say what the definitions say: X by counting bit by bit, ε as the mean of
+    /// `(Xᵦ/512)^k` computed block by block, and the Swamidass–Baldi-style estimate from X.
+    #[test]
+    fn fill_and_info_follow_the_definitions() {
+        let mut f = BlockedBloomFilter::new(64 * 512, 9, 3).unwrap();
+        for i in 0u64..2_000 {
+            f.insert(&i).unwrap();
+        }
+        let per_block: Vec<u32> = f
+            .blocks
+            .iter()
+            .map(|b| {
+                (0..512)
+                    .filter(|&p| b.0[p / 64] >> (p % 64) & 1 == 1)
+                    .count() as u32
+            })
+            .collect();
+        let x: u64 = per_block.iter().map(|&c| u64::from(c)).sum();
+        let fpr = per_block
+            .iter()
+            .map(|&c| libm::pow(f64::from(c) / 512.0, 9.0))
+            .sum::<f64>()
+            / 64.0;
+        assert!(x > 10_000 && x < 32_768, "{x}");
+        assert_eq!(f.bits_set(), x);
+        assert_eq!(f.fill(), (x, fpr));
+        let info = f.info();
+        assert_eq!(info.fill_ratio, x as f64 / 32_768.0);
+        assert_eq!(info.estimated_fpr, fpr);
+        assert_eq!(info.estimated_items, math::blocked_estimate_items(x, 64, 9));
     }
 }

@@ -301,7 +301,7 @@ impl ParquetBloomFilter {
     /// The false-positive rate now: the mean over blocks of `Πᵢ (bits set in word i / 32)`
     /// (a query picks a uniform block and one uniform bit in each word).
     pub fn estimated_fpr(&self) -> f64 {
-        tables::split_block_fpr_now(&self.blocks)
+        tables::split_block_fill(&self.blocks).1
     }
 
     /// The model's false-positive rate after `n` distinct values in this filter's blocks

@@ -269,7 +269,7 @@ impl<C: Clock> AgingBloom<C> {
     }
     /// The fraction of the g·m generation bits that are set.
     pub fn fill_ratio(&self) -> f64 {
-        let ones: u64 = self.words.iter().map(|w| u64::from(w.count_ones())).sum();
+        let ones = crate::bits::count_ones(&self.words);
         ones as f64 / (self.m * u64::from(self.generations)) as f64
     }
 

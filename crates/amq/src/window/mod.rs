@@ -169,7 +169,7 @@ impl SlidingWindowBloom {
     }
     /// The fraction of the active window's bits that are set.
     pub fn window_fill(&self) -> f64 {
-        let ones: u64 = self.ring.iter().map(|w| u64::from(w.count_ones())).sum();
+        let ones = crate::bits::count_ones(&self.ring);
         ones as f64 / self.params.window_bits as f64
     }
 

@@ -252,7 +252,12 @@ impl SplitBlockBloomFilter {
     /// `Πᵢ (Xᵢ/64)`, Xᵢ the bits set in lane i of the block (a query picks a uniform block,
     /// then one uniform bit in each lane).
     pub fn estimated_fpr(&self) -> f64 {
-        tables::split_block_fpr_now(&self.blocks)
+        self.fill().1
+    }
+
+    /// X, the bits set, and [`estimated_fpr`](Self::estimated_fpr), in one pass.
+    pub(crate) fn fill(&self) -> (u64, f64) {
+        tables::split_block_fill(&self.blocks)
     }
 
     /// The model's ε after `n` distinct items ([`math::split_block_fpr`]).

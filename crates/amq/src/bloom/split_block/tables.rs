@@ -81,24 +81,24 @@ pub(crate) fn intersect<B: Lanes>(table: &mut [B], other: &[B]) {
 
 /// X, the bits set in the table.
 pub(crate) fn bits_set<B: Lanes>(table: &[B]) -> u64 {
-    table.iter().flat_map(|b| b.ones()).map(u64::from).sum()
+    crate::bits::with_popcnt(|| table.iter().flat_map(|b| b.ones()).map(u64::from).sum())
 }
 
-/// The false-positive rate of a split block table now: the mean over blocks of
-/// `Πᵢ (Xᵢ/lane bits)`, Xᵢ the bits set in lane i (a query picks a uniform block, then one
-/// uniform bit in each lane).
-pub(crate) fn split_block_fpr_now<B: Lanes>(table: &[B]) -> f64 {
-    let lane = f64::from(B::LANE_BITS);
-    let sum: f64 = table
-        .iter()
-        .map(|b| {
-            b.ones()
-                .iter()
-                .map(|&x| f64::from(x) / lane)
-                .product::<f64>()
+/// X, the bits set in a split block table, and its false-positive rate now: the mean over
+/// blocks of `Πᵢ (Xᵢ/lane bits)`, Xᵢ the bits set in lane i (a query picks a uniform block,
+/// then one uniform bit in each lane). One pass over the table; the products `Πᵢ Xᵢ` are
+/// exact integers (below 64⁸ = 2⁴⁸) and their sum is exact, so ε is rounded once.
+pub(crate) fn split_block_fill<B: Lanes>(table: &[B]) -> (u64, f64) {
+    let (ones, sum) = crate::bits::with_popcnt(|| {
+        table.iter().fold((0u64, 0u128), |(ones, sum), b| {
+            let x = b.ones();
+            let p = x.iter().fold(1u64, |p, &x| p * u64::from(x));
+            let x = x.iter().map(|&x| u64::from(x)).sum::<u64>();
+            (ones + x, sum + u128::from(p))
         })
-        .sum();
-    sum / table.len() as f64
+    });
+    let lanes = libm::pow(f64::from(B::LANE_BITS), 8.0);
+    (ones, sum as f64 / lanes / table.len() as f64)
 }
 
 /// Bytes per block.
