@@ -87,7 +87,8 @@ pub(crate) fn bits_set<B: Lanes>(table: &[B]) -> u64 {
 /// X, the bits set in a split block table, and its false-positive rate now: the mean over
 /// blocks of `Πᵢ (Xᵢ/lane bits)`, Xᵢ the bits set in lane i (a query picks a uniform block,
 /// then one uniform bit in each lane). One pass over the table; the products `Πᵢ Xᵢ` are
-/// exact integers (below 64⁸ = 2⁴⁸) and their sum is exact, so ε is rounded once.
+/// exact integers (below 64⁸ = 2⁴⁸) and so is their sum: ε is rounded only when that sum
+/// is divided.
 pub(crate) fn split_block_fill<B: Lanes>(table: &[B]) -> (u64, f64) {
     let (ones, sum) = crate::bits::with_popcnt(|| {
         table.iter().fold((0u64, 0u128), |(ones, sum), b| {
