@@ -5,7 +5,7 @@ use crate::math::{self, BLOCK_BITS};
 use crate::wire::{self, Kind};
 use alloc::vec::Vec;
 
-use super::const_k;
+use super::{const_k, Fill};
 
 // One 512-bit block of eight 64-bit words, aligned to a 64-byte cache line: the split block
 // kind's block, so the two share their whole-table operations.
@@ -228,35 +228,39 @@ impl BlockedBloomFilter {
 
     /// X/m, the fraction of bits set.
     pub fn fill_ratio(&self) -> f64 {
-        self.bits_set() as f64 / self.m() as f64
+        self.fill().fill_ratio
     }
 
     /// Estimated distinct items from the fill ([`math::blocked_estimate_items`]).
     pub fn estimated_items(&self) -> f64 {
-        math::blocked_estimate_items(self.bits_set(), self.blocks(), self.k)
+        self.fill().estimated_items
     }
 
     /// The false-positive rate at the current fill: the mean over blocks of `(Xᵦ/512)^k`,
     /// where Xᵦ is the number of bits set in block b (a query picks a uniform block, then k
     /// probes inside it).
     pub fn estimated_fpr(&self) -> f64 {
-        self.fill().1
+        self.fill().estimated_fpr
     }
 
-    /// X, the bits set, and [`estimated_fpr`](Self::estimated_fpr), in one pass over the
-    /// blocks (`(x/512)^k` looked up for each of the 513 possible counts x).
-    pub(crate) fn fill(&self) -> (u64, f64) {
+    /// The three above from one pass over the blocks (`(x/512)^k` looked up for each of the
+    /// 513 possible counts x).
+    pub(crate) fn fill(&self) -> Fill {
         let k = f64::from(self.k);
         let rate: Vec<f64> = (0..=BLOCK_BITS)
             .map(|x| libm::pow(x as f64 / BLOCK_BITS as f64, k))
             .collect();
-        let (ones, sum) = crate::bits::with_popcnt(|| {
+        let (x, sum) = crate::bits::with_popcnt(|| {
             self.blocks.iter().fold((0u64, 0.0f64), |(ones, sum), b| {
                 let x: u32 = b.0.iter().map(|w| w.count_ones()).sum();
                 (ones + u64::from(x), sum + rate[x as usize])
             })
         });
-        (ones, sum / self.blocks.len() as f64)
+        Fill {
+            fill_ratio: x as f64 / self.m() as f64,
+            estimated_items: math::blocked_estimate_items(x, self.blocks(), self.k),
+            estimated_fpr: sum / self.blocks.len() as f64,
+        }
     }
 
     /// Encodes the filter as an `.amq` file (kind 2; parameters m, k, seed, inserted; payload
@@ -411,7 +415,8 @@ mod tests {
             / 64.0;
         assert!(x > 10_000 && x < 32_768, "{x}");
         assert_eq!(f.bits_set(), x);
-        assert_eq!(f.fill(), (x, fpr));
+        assert_eq!(f.fill().estimated_fpr, fpr);
+        assert_eq!(f.fill().fill_ratio, x as f64 / 32_768.0);
         let info = f.info();
         assert_eq!(info.fill_ratio, x as f64 / 32_768.0);
         assert_eq!(info.estimated_fpr, fpr);

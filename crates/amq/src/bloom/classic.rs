@@ -6,7 +6,7 @@ use crate::math;
 use crate::wire::{self, Kind};
 use alloc::vec::Vec;
 
-use super::const_k;
+use super::{const_k, Fill};
 
 /// How many queries ahead the batched queries prefetch: each brings in k lines, so fewer than
 /// the blocked filter's 16.
@@ -316,19 +316,30 @@ impl BloomFilter {
 
     /// X/m, the fraction of bits set.
     pub fn fill_ratio(&self) -> f64 {
-        self.bits_set() as f64 / self.m() as f64
+        self.fill().fill_ratio
     }
 
     /// Swamidass–Baldi estimate of the distinct items held, `−(m/k)·ln(1 − X/m)`
     /// ([`math::estimate_items`]).
     pub fn estimated_items(&self) -> f64 {
-        math::estimate_items(self.bits_set(), self.m(), self.k)
+        self.fill().estimated_items
     }
 
     /// The false-positive rate at the current fill, `(X/m)^k`: the probability that k
     /// independent uniform probes all find a set bit.
     pub fn estimated_fpr(&self) -> f64 {
-        libm::pow(self.fill_ratio(), f64::from(self.k))
+        self.fill().estimated_fpr
+    }
+
+    /// The three above from one count of X.
+    pub(crate) fn fill(&self) -> Fill {
+        let x = self.bits_set();
+        let fill_ratio = x as f64 / self.m() as f64;
+        Fill {
+            fill_ratio,
+            estimated_items: math::estimate_items(x, self.m(), self.k),
+            estimated_fpr: libm::pow(fill_ratio, f64::from(self.k)),
+        }
     }
 
     /// Encodes the filter as an `.amq` file (kind 1; parameters m, k, seed, inserted; payload

@@ -4,6 +4,19 @@
 //! Both hash an item once to 128 bits (XXH3-128 with the filter's seed, see
 //! [`hash`](crate::hash)); neither stores the items, so neither supports deletion.
 
+/// What a Bloom table's set bits say, from one pass over the table (each kind's `fill`, the
+/// one place of its formulas, behind its `fill_ratio`, `estimated_items`, `estimated_fpr`
+/// and `info`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Fill {
+    /// X/m, the fraction of bits set.
+    pub fill_ratio: f64,
+    /// Distinct items estimated from X.
+    pub estimated_items: f64,
+    /// The false-positive rate at this fill.
+    pub estimated_fpr: f64,
+}
+
 /// Evaluates `$body` with `$K` a `u32` constant equal to `$k` for k in 1..=16, so the probe
 /// loops unroll and their salts become immediates, and `$K = 0` (meaning "read k at run time")
 /// beyond. A loop over a run-time k costs about twice as much per query.

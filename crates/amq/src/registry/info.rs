@@ -2,7 +2,7 @@
 //! each kind's own beside them.
 
 use crate::clock::Clock;
-use crate::math::{self, RotationUnit};
+use crate::math::RotationUnit;
 use crate::wire::Kind;
 use crate::{
     AgingBloom, BlockedBloomFilter, BloomFilter, CuckooFilter, ExpandableCuckooFilter,
@@ -283,13 +283,12 @@ impl Details {
 }
 
 // The three Bloom kinds count their set bits once for the fill, the estimated items and the
-// estimated ε (a pass over the table each: `amq serve` holds the read lock meanwhile).
+// estimated ε (`fill`: one pass over the table, which `amq serve` holds the read lock for).
 
 impl BloomFilter {
     /// Shape, fill and estimated ε ([`Info`]).
     pub fn info(&self) -> Info {
-        let x = self.bits_set();
-        let fill = x as f64 / self.m() as f64;
+        let fill = self.fill();
         Info {
             details: Details::Bloom,
             m_bits: self.m(),
@@ -297,9 +296,9 @@ impl BloomFilter {
             seed: self.seed(),
             inserted: self.inserted(),
             bytes: self.size_bytes(),
-            fill_ratio: fill,
-            estimated_items: math::estimate_items(x, self.m(), self.k()),
-            estimated_fpr: libm::pow(fill, f64::from(self.k())),
+            fill_ratio: fill.fill_ratio,
+            estimated_items: fill.estimated_items,
+            estimated_fpr: fill.estimated_fpr,
         }
     }
 }
@@ -307,7 +306,7 @@ impl BloomFilter {
 impl BlockedBloomFilter {
     /// Shape, fill and estimated ε ([`Info`]).
     pub fn info(&self) -> Info {
-        let (x, fpr) = self.fill();
+        let fill = self.fill();
         Info {
             details: Details::BlockedBloom {
                 blocks: self.blocks(),
@@ -317,9 +316,9 @@ impl BlockedBloomFilter {
             seed: self.seed(),
             inserted: self.inserted(),
             bytes: self.size_bytes(),
-            fill_ratio: x as f64 / self.m() as f64,
-            estimated_items: math::blocked_estimate_items(x, self.blocks(), self.k()),
-            estimated_fpr: fpr,
+            fill_ratio: fill.fill_ratio,
+            estimated_items: fill.estimated_items,
+            estimated_fpr: fill.estimated_fpr,
         }
     }
 }
@@ -327,7 +326,7 @@ impl BlockedBloomFilter {
 impl SplitBlockBloomFilter {
     /// Shape, fill and estimated ε ([`Info`]).
     pub fn info(&self) -> Info {
-        let (x, fpr) = self.fill();
+        let fill = self.fill();
         Info {
             details: Details::SplitBlockBloom {
                 blocks: self.blocks(),
@@ -337,9 +336,9 @@ impl SplitBlockBloomFilter {
             seed: self.seed(),
             inserted: self.inserted(),
             bytes: self.size_bytes(),
-            fill_ratio: x as f64 / self.m() as f64,
-            estimated_items: math::split_block_estimate_items(x, self.blocks()),
-            estimated_fpr: fpr,
+            fill_ratio: fill.fill_ratio,
+            estimated_items: fill.estimated_items,
+            estimated_fpr: fill.estimated_fpr,
         }
     }
 }

@@ -6,6 +6,7 @@ pub(crate) mod tables;
 
 pub use kernel::Kernel;
 
+use super::Fill;
 use crate::error::{Error, Result};
 use crate::filter::{Filter, Insert, Item, Merge};
 use crate::hash::hash64;
@@ -240,24 +241,29 @@ impl SplitBlockBloomFilter {
 
     /// X/m, the fraction of bits set.
     pub fn fill_ratio(&self) -> f64 {
-        self.bits_set() as f64 / self.m() as f64
+        self.fill().fill_ratio
     }
 
     /// Estimated distinct items from the fill ([`math::split_block_estimate_items`]).
     pub fn estimated_items(&self) -> f64 {
-        math::split_block_estimate_items(self.bits_set(), self.blocks())
+        self.fill().estimated_items
     }
 
     /// The false-positive rate at the current fill: the mean over blocks of
     /// `Πᵢ (Xᵢ/64)`, Xᵢ the bits set in lane i of the block (a query picks a uniform block,
     /// then one uniform bit in each lane).
     pub fn estimated_fpr(&self) -> f64 {
-        self.fill().1
+        self.fill().estimated_fpr
     }
 
-    /// X, the bits set, and [`estimated_fpr`](Self::estimated_fpr), in one pass.
-    pub(crate) fn fill(&self) -> (u64, f64) {
-        tables::split_block_fill(&self.blocks)
+    /// The three above from one pass over the blocks.
+    pub(crate) fn fill(&self) -> Fill {
+        let (x, estimated_fpr) = tables::split_block_fill(&self.blocks);
+        Fill {
+            fill_ratio: x as f64 / self.m() as f64,
+            estimated_items: math::split_block_estimate_items(x, self.blocks()),
+            estimated_fpr,
+        }
     }
 
     /// The model's ε after `n` distinct items ([`math::split_block_fpr`]).
