@@ -54,6 +54,24 @@ pub fn hash64<T: Item + ?Sized>(item: &T, seed: u64) -> u64 {
     }
 }
 
+/// [`hash64`] of `items[i]` into `hashes[i]`, for every i < `hashes.len()`, which must not
+/// exceed `items.len()`. The seed is tested once, outside the loop, so that the loop is the
+/// bare hash: inlined into a caller compiled with AVX2 or AVX-512, the compiler vectorises it
+/// where the item's length is fixed (u64 items: several hashes per instruction).
+#[inline(always)]
+pub(crate) fn hash64_into<T: Item>(items: &[T], seed: u64, hashes: &mut [u64]) {
+    let items = &items[..hashes.len()];
+    if seed == 0 {
+        for (h, item) in hashes.iter_mut().zip(items) {
+            *h = item.with_bytes(xxhash_rust::xxh3::xxh3_64);
+        }
+    } else {
+        for (h, item) in hashes.iter_mut().zip(items) {
+            *h = item.with_bytes(|bytes| xxhash_rust::xxh3::xxh3_64_with_seed(bytes, seed));
+        }
+    }
+}
+
 /// XXH3-64 of `bytes` with seed 0: the checksum of the `.amq` container.
 #[inline]
 pub fn checksum64(bytes: &[u8]) -> u64 {

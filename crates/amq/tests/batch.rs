@@ -1,6 +1,6 @@
 //! The batched paths: `insert_batch` (classic Bloom and cuckoo filters) builds the same filter
 //! as inserting one item at a time, and every kind's `contains_batch` gives the answers of
-//! `contains`, in small filters (a property) and in filters large enough that the batches
+//! `contains` (and `contains_batch_values`, for u64 items), in small filters (a property) and in filters large enough that the batches
 //! prefetch (4 MiB and more for the classic Bloom filter, 16 MiB for the aging one).
 
 use amq::clock::ManualClock;
@@ -17,6 +17,21 @@ fn answers<F: Filter<T>, T: ?Sized>(f: &F, queries: &[&T]) -> (Vec<bool>, Vec<bo
     let single: Vec<bool> = queries.iter().map(|q| f.contains(q)).collect();
     let mut batch = vec![false; queries.len()];
     f.contains_batch(queries, &mut batch);
+    (single, batch)
+}
+
+/// [`answers`] for u64 queries, asserting that `contains_batch_values` (the items in the
+/// slice, chunks of 256 passed to `contains_batch` unless the kind overrides it) answers as
+/// `contains_batch` does.
+fn u64_answers<F: Filter<u64>>(f: &F, queries: &[&u64]) -> (Vec<bool>, Vec<bool>) {
+    let (single, batch) = answers(f, queries);
+    let values: Vec<u64> = queries.iter().map(|&&q| q).collect();
+    let mut by_value = vec![false; values.len()];
+    f.contains_batch_values(&values, &mut by_value);
+    assert_eq!(
+        by_value, batch,
+        "contains_batch_values against contains_batch"
+    );
     (single, batch)
 }
 
@@ -69,7 +84,7 @@ proptest! {
         prop_assert_eq!(result.err(), first_error);
         prop_assert_eq!(batch.inserted(), stored);
         let queries: Vec<&u64> = set.iter().collect();
-        let (single, batched) = answers(&batch, &queries);
+        let (single, batched) = u64_answers(&batch, &queries);
         prop_assert!(batched[..stored as usize].iter().all(|&b| b), "a false negative");
         prop_assert_eq!(single, batched);
     }
@@ -96,7 +111,7 @@ fn large_bloom_batches_match_single_operations() {
         assert_eq!(by_hash, one, "k = {k}");
 
         let queries: Vec<&u64> = members.iter().chain(&others).collect();
-        let (single, batched) = answers(&batch, &queries);
+        let (single, batched) = u64_answers(&batch, &queries);
         assert!(batched[..members.len()].iter().all(|&b| b), "k = {k}");
         assert_eq!(single, batched, "k = {k}");
         // ε here is about (20,000·k/m)^k: far below one false positive in 100,000 for k ≥ 6
@@ -134,7 +149,7 @@ fn chain_batch_matches_single_queries<F: Filter<u64> + Insert<u64>>(
     assert!(links(&f) >= 4, "{} links", links(&f));
     let others: Vec<u64> = (10_000..60_000).collect();
     let queries: Vec<&u64> = members.iter().chain(&others).collect();
-    let (single, batched) = answers(&f, &queries);
+    let (single, batched) = u64_answers(&f, &queries);
     assert!(batched[..members.len()].iter().all(|&b| b));
     assert_eq!(single, batched);
     assert!(
@@ -182,7 +197,7 @@ fn ttl_cuckoo_batch_matches_single_queries() {
             let single: Vec<bool> = queries.iter().map(|q| f.contains(*q, now)).collect();
             assert_eq!(batch, single, "n = {n}, t = {now}");
             clock.set(now);
-            let (by_clock, _) = answers(&f, &queries);
+            let (by_clock, _) = u64_answers(&f, &queries);
             assert_eq!(by_clock, single, "n = {n}, t = {now}, by the clock");
             let live = members
                 .iter()

@@ -29,6 +29,10 @@ proptest! {
             let mut out = vec![false; refs.len()];
             f.contains_batch(&refs, &mut out);
             prop_assert!(out.iter().all(|&x| x));
+            // Vec<u8> is more than eight bytes: contains_batch_values takes the other loop
+            let mut by_value = vec![false; items.len()];
+            f.contains_batch_values(&items, &mut by_value);
+            prop_assert!(by_value.iter().all(|&x| x));
             prop_assert!(items.iter().all(|i| f.contains(i.as_slice())));
             prop_assert_eq!(f.inserted(), items.len() as u64);
         }
@@ -63,6 +67,8 @@ proptest! {
             f.contains_batch(&refs, &mut out);
             prop_assert_eq!(&out, &want_out);
             f.contains_hash_batch(&hashes, &mut out);
+            prop_assert_eq!(&out, &want_out);
+            f.contains_batch_values(&queries, &mut out);
             prop_assert_eq!(&out, &want_out);
             for (q, &w) in queries.iter().zip(&want_out) {
                 prop_assert_eq!(f.contains(q), w);

@@ -36,6 +36,11 @@ fn one_bit_per_lane() {
     }
 }
 
+/// The `hash_into` of [`contains512_batch_chunked`] over precomputed hashes.
+fn copy(hashes: &[u64]) -> impl Fn(usize, &mut [u64]) + '_ {
+    move |start, chunk: &mut [u64]| chunk.copy_from_slice(&hashes[start..start + chunk.len()])
+}
+
 fn kernels() -> impl Iterator<Item = Kernel> {
     Kernel::ALL.into_iter().filter(|k| k.is_supported())
 }
@@ -73,6 +78,8 @@ proptest! {
             let mut out = vec![false; hashes.len()];
             contains512_batch(kernel, &blocks512, |i| hashes[i], &mut out);
             prop_assert_eq!(&out, &want512);
+            contains512_batch_chunked(kernel, &blocks512, copy(&hashes), &mut out);
+            prop_assert_eq!(&out, &want512);
             contains256_batch(kernel, &blocks256, &hashes, &mut out);
             prop_assert_eq!(&out, &want256);
             for (i, &h) in hashes.iter().enumerate() {
@@ -87,6 +94,45 @@ proptest! {
                 prop_assert_eq!(insert256(kernel, &mut c, h), d[i].insert(h as u32));
                 prop_assert_eq!(&a, &b);
                 prop_assert_eq!(&c, &d);
+            }
+        }
+    }
+}
+
+/// Both batches answer as single queries, for batch lengths around the chunk of [`AHEAD`];
+/// the chunked one with tables of [`PREFETCH_MIN_BYTES`] and more (its prefetching loop) and
+/// smaller (its plain loop).
+#[test]
+fn batches_answer_as_single_queries_with_and_without_prefetching() {
+    let mut state = 0x5eed_u64;
+    let mut next = move || crate::hash::splitmix64(&mut state);
+    for bytes in [PREFETCH_MIN_BYTES / 2, PREFETCH_MIN_BYTES + 64] {
+        // about half of each lane's bits set, so that answers are mixed
+        let blocks512: Vec<Block512> = (0..bytes / 64)
+            .map(|_| Block512(core::array::from_fn(|_| next() | next())))
+            .collect();
+        let blocks256: Vec<Block256> = (0..bytes / 32)
+            .map(|_| Block256(core::array::from_fn(|_| (next() | next()) as u32)))
+            .collect();
+        let hashes: Vec<u64> = (0..4 * AHEAD + 3).map(|_| next()).collect();
+        let want512: Vec<bool> = hashes
+            .iter()
+            .map(|&h| blocks512[block_index(h, blocks512.len())].contains(h as u32))
+            .collect();
+        let want256: Vec<bool> = hashes
+            .iter()
+            .map(|&h| blocks256[block_index(h, blocks256.len())].contains(h as u32))
+            .collect();
+        assert!(want512.contains(&true) && want512.contains(&false));
+        for kernel in kernels() {
+            for n in [0, 1, AHEAD - 1, AHEAD, AHEAD + 1, 2 * AHEAD, hashes.len()] {
+                let mut out = vec![false; n];
+                contains512_batch(kernel, &blocks512, |i| hashes[i], &mut out);
+                assert_eq!(out, want512[..n], "{kernel:?}, {bytes} bytes, {n} queries");
+                contains512_batch_chunked(kernel, &blocks512, copy(&hashes), &mut out);
+                assert_eq!(out, want512[..n], "{kernel:?}, {bytes} bytes, {n} chunked");
+                contains256_batch(kernel, &blocks256, &hashes[..n], &mut out);
+                assert_eq!(out, want256[..n], "{kernel:?}, {bytes} bytes, {n} queries");
             }
         }
     }
