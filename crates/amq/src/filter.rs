@@ -155,7 +155,7 @@ pub trait Filter<T: ?Sized> {
     /// [`contains_batch`](Self::contains_batch) over items stored in the slice itself
     /// (`&[u64]` where `contains_batch` takes `&[&u64]`): `out[i] = self.contains(&items[i])`.
     ///
-    /// The split block kind overrides it: it hashes sixteen items at a time in a loop of
+    /// The split block kind overrides it: it hashes 64 items at a time in a loop of
     /// their own, which the compiler vectorises under the AVX2 and AVX-512 kernels where the
     /// item length is fixed (XXH3-64 of u64 items: several items per instruction, against one
     /// when each item sits behind a pointer; longer items take the loop of its

@@ -1,6 +1,6 @@
 //! AVX2: the eight lane masks in one or two 256-bit registers, tested with `vptest`.
 
-use super::{block_index, prefetch, Block256, Block512, AHEAD, SALT};
+use super::{block_index, prefetch, Block256, Block512, AHEAD, CHUNK, SALT};
 use core::arch::x86_64::{
     __m256i, _mm256_andnot_si256, _mm256_load_si256, _mm256_mullo_epi32, _mm256_or_si256,
     _mm256_set1_epi32, _mm256_set1_epi64x, _mm256_setr_epi32, _mm256_sllv_epi32, _mm256_sllv_epi64,

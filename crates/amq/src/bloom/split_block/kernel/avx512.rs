@@ -2,7 +2,7 @@
 //! `vptestmq`; Parquet's 256-bit blocks run the AVX2 code.
 
 use super::avx2::{has256, set256};
-use super::{block_index, prefetch, Block256, Block512, AHEAD, SALT};
+use super::{block_index, prefetch, Block256, Block512, AHEAD, CHUNK, SALT};
 use core::arch::x86_64::{
     __m512i, _mm512_load_epi64, _mm512_mullo_epi32, _mm512_or_si512, _mm512_set1_epi32,
     _mm512_set1_epi64, _mm512_setr_epi32, _mm512_sllv_epi64, _mm512_srli_epi32, _mm512_store_epi64,

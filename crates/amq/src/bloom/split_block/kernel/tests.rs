@@ -99,7 +99,8 @@ proptest! {
     }
 }
 
-/// Both batches answer as single queries, for batch lengths around the chunk of [`AHEAD`];
+/// Both batches answer as single queries, for batch lengths around their chunks ([`AHEAD`],
+/// [`CHUNK`]);
 /// the chunked one with tables of [`PREFETCH_MIN_BYTES`] and more (its prefetching loop) and
 /// smaller (its plain loop).
 #[test]
@@ -114,7 +115,7 @@ fn batches_answer_as_single_queries_with_and_without_prefetching() {
         let blocks256: Vec<Block256> = (0..bytes / 32)
             .map(|_| Block256(core::array::from_fn(|_| (next() | next()) as u32)))
             .collect();
-        let hashes: Vec<u64> = (0..4 * AHEAD + 3).map(|_| next()).collect();
+        let hashes: Vec<u64> = (0..4 * CHUNK.max(AHEAD) + 3).map(|_| next()).collect();
         let want512: Vec<bool> = hashes
             .iter()
             .map(|&h| blocks512[block_index(h, blocks512.len())].contains(h as u32))
@@ -125,7 +126,19 @@ fn batches_answer_as_single_queries_with_and_without_prefetching() {
             .collect();
         assert!(want512.contains(&true) && want512.contains(&false));
         for kernel in kernels() {
-            for n in [0, 1, AHEAD - 1, AHEAD, AHEAD + 1, 2 * AHEAD, hashes.len()] {
+            let lengths = [
+                AHEAD - 1,
+                AHEAD,
+                AHEAD + 1,
+                2 * AHEAD,
+                CHUNK - 1,
+                CHUNK,
+                CHUNK + 1,
+            ];
+            for n in [0, 1, 2 * CHUNK + 1, hashes.len()]
+                .into_iter()
+                .chain(lengths)
+            {
                 let mut out = vec![false; n];
                 contains512_batch(kernel, &blocks512, |i| hashes[i], &mut out);
                 assert_eq!(out, want512[..n], "{kernel:?}, {bytes} bytes, {n} queries");
