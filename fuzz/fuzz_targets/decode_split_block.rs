@@ -1,6 +1,6 @@
 //! Any bytes given to the split block Bloom filter decoder: an error or a filter, never a
 //! panic; a filter that decodes re-encodes to the same bytes, answers queries on both kernels
-//! alike, and keeps an item it is given.
+//! alike (single and batched), and keeps an item it is given.
 #![no_main]
 
 use amq::{Filter, Insert, SplitBlockBloomFilter, SplitBlockKernel};
@@ -15,6 +15,17 @@ fuzz_target!(|data: &[u8]| {
             let portable = f.clone().with_kernel(SplitBlockKernel::Portable).unwrap();
             for item in [b"x".as_slice(), b"", &data[..data.len().min(9)]] {
                 assert_eq!(f.contains(item), portable.contains(item));
+            }
+            // batches over u64 items held in a slice (the vectorised hash loop) answer as
+            // single queries, on both kernels
+            let keys: Vec<u64> = data
+                .chunks(8)
+                .map(|c| c.iter().fold(0, |a, &b| a << 8 | u64::from(b)))
+                .collect();
+            let mut out = vec![false; keys.len()];
+            for g in [&f, &portable] {
+                g.contains_batch_values(&keys, &mut out);
+                assert!(keys.iter().zip(&out).all(|(k, &o)| g.contains(k) == o));
             }
             let _ = (f.estimated_fpr(), f.estimated_items(), f.info());
             let mut g = f.clone();
