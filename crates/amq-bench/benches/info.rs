@@ -22,12 +22,7 @@ const M: u64 = 1 << 29;
 
 /// n = m/10 well-mixed 64-bit hashes (SplitMix64 of 0, 1, 2, ...).
 fn hashes() -> impl Iterator<Item = u64> {
-    (0..M / 10).map(|i| {
-        let mut z = i.wrapping_add(1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    })
+    (0..M / 10).map(amq_bench::mix)
 }
 
 fn bench(c: &mut Criterion) {

@@ -61,13 +61,14 @@ pub fn hash64<T: Item + ?Sized>(item: &T, seed: u64) -> u64 {
 #[inline(always)]
 pub(crate) fn hash64_into<T: Item>(items: &[T], seed: u64, hashes: &mut [u64]) {
     let items = &items[..hashes.len()];
+    // two loops, so that in each the compiler knows which of hash64's paths it takes
     if seed == 0 {
         for (h, item) in hashes.iter_mut().zip(items) {
-            *h = item.with_bytes(xxhash_rust::xxh3::xxh3_64);
+            *h = hash64(item, 0);
         }
     } else {
         for (h, item) in hashes.iter_mut().zip(items) {
-            *h = item.with_bytes(|bytes| xxhash_rust::xxh3::xxh3_64_with_seed(bytes, seed));
+            *h = hash64(item, seed);
         }
     }
 }
