@@ -403,9 +403,9 @@ macro_rules! loops {
         /// As the batch above, but `hash_into(start, hashes)` writes the hashes of queries
         /// `start..start + hashes.len()`, CHUNK at a time: a loop of its own, which the
         /// compiler vectorises under this function's target features where the item length
-        /// is fixed (XXH3-64 of u64 items held in a slice: several per instruction). Below
-        /// [`PREFETCH_MIN_BYTES`](super::PREFETCH_MIN_BYTES) of blocks it tests each chunk
-        /// right after hashing it, without prefetching.
+        /// is fixed (XXH3-64 of u64 items held in a slice: several per instruction). Chunk
+        /// c + 1 is hashed, and from [`PREFETCH_MIN_BYTES`](super::PREFETCH_MIN_BYTES) of
+        /// blocks its blocks prefetched, before chunk c is tested.
         $(#[$attr])*
         #[allow(dead_code)]
         pub(super) fn $chunked<'a>(
@@ -417,23 +417,40 @@ macro_rules! loops {
                 return;
             }
             let n = out.len();
-            let mut hashes = [0u64; CHUNK];
             if core::mem::size_of_val(blocks) < super::PREFETCH_MIN_BYTES {
-                for (c, out) in out.chunks_mut(CHUNK).enumerate() {
-                    let hashes = &mut hashes[..out.len()];
-                    hash_into(c * CHUNK, hashes);
-                    // the block indices in a loop of their own, which vectorises too (they
-                    // fit in u32: a table has under 2^32 blocks, SPLIT_BLOCK_MAX_BLOCKS)
-                    let mut index = [0u32; CHUNK];
-                    for (i, &h) in index.iter_mut().zip(hashes.iter()) {
+                // Without prefetching: the block indices in a loop of their own, which
+                // vectorises too (they fit in u32: a table has under 2^32 blocks,
+                // SPLIT_BLOCK_MAX_BLOCKS), and the test one chunk behind, so that its loads
+                // never wait on the arithmetic just done (10% faster at 10^6 items than
+                // testing each chunk right after hashing it).
+                let fill = |start: usize, hashes: &mut [u64; CHUNK], index: &mut [u32; CHUNK]| {
+                    let len = CHUNK.min(n - start);
+                    hash_into(start, &mut hashes[..len]);
+                    for (i, &h) in index.iter_mut().zip(&hashes[..len]) {
                         *i = block_index(h, blocks.len()) as u32;
                     }
-                    for ((o, &h), &i) in out.iter_mut().zip(hashes.iter()).zip(&index) {
+                };
+                let mut hashes = [[0u64; CHUNK]; 2];
+                let mut index = [[0u32; CHUNK]; 2];
+                fill(0, &mut hashes[0], &mut index[0]);
+                for (c, out) in out.chunks_mut(CHUNK).enumerate() {
+                    let ([h0, h1], [i0, i1]) = (&mut hashes, &mut index);
+                    let (this, next) = if c % 2 == 0 {
+                        ((h0, i0), (h1, i1))
+                    } else {
+                        ((h1, i1), (h0, i0))
+                    };
+                    let start = (c + 1) * CHUNK;
+                    if start < n {
+                        fill(start, next.0, next.1);
+                    }
+                    for ((o, &h), &i) in out.iter_mut().zip(this.0.iter()).zip(this.1.iter()) {
                         *o = $has(&blocks[i as usize], h as u32);
                     }
                 }
                 return;
             }
+            let mut hashes = [0u64; CHUNK];
             let mut fetch = |start: usize, chunk: &mut [(u32, &'a $block); CHUNK]| {
                 let len = CHUNK.min(n - start);
                 hash_into(start, &mut hashes[..len]);
