@@ -35,6 +35,10 @@ proptest! {
             prop_assert!(by_value.iter().all(|&x| x));
             prop_assert!(items.iter().all(|i| f.contains(i.as_slice())));
             prop_assert_eq!(f.inserted(), items.len() as u64);
+            // the batch insert of the same items: the same file, bit for bit
+            let mut batch = SplitBlockBloomFilter::new(m, seed).unwrap().with_kernel(kernel).unwrap();
+            batch.insert_batch_values(&items);
+            prop_assert_eq!(batch.to_bytes(), f.to_bytes());
         }
     }
 
@@ -63,6 +67,13 @@ proptest! {
             let (f, fresh) = build(kernel);
             prop_assert_eq!(f.to_bytes(), want.to_bytes());
             prop_assert_eq!(&fresh, &want_fresh);
+            // u64 items: the batch insert's vectorised hash loop
+            let mut batch = SplitBlockBloomFilter::new(blocks * 512, seed)
+                .unwrap()
+                .with_kernel(kernel)
+                .unwrap();
+            batch.insert_batch_values(&members);
+            prop_assert_eq!(batch.to_bytes(), want.to_bytes());
             let mut out = vec![false; refs.len()];
             f.contains_batch(&refs, &mut out);
             prop_assert_eq!(&out, &want_out);

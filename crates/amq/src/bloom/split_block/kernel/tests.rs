@@ -95,6 +95,9 @@ proptest! {
                 prop_assert_eq!(&a, &b);
                 prop_assert_eq!(&c, &d);
             }
+            let mut e = blocks512.clone();
+            insert512_batch_chunked(kernel, &mut e, copy(&hashes), hashes.len());
+            prop_assert_eq!(&e, &b);
         }
     }
 }
@@ -146,6 +149,40 @@ fn batches_answer_as_single_queries_with_and_without_prefetching() {
                 assert_eq!(out, want512[..n], "{kernel:?}, {bytes} bytes, {n} chunked");
                 contains256_batch(kernel, &blocks256, &hashes[..n], &mut out);
                 assert_eq!(out, want256[..n], "{kernel:?}, {bytes} bytes, {n} queries");
+            }
+        }
+    }
+}
+
+/// The chunked batch insert sets the bits single inserts set, for batch lengths around its
+/// chunk, with tables of [`PREFETCH_MIN_BYTES`] and more (prefetching) and smaller.
+#[test]
+fn batch_inserts_set_what_single_inserts_set() {
+    let mut state = 0x1a5e_u64;
+    let mut next = move || crate::hash::splitmix64(&mut state);
+    for bytes in [PREFETCH_MIN_BYTES / 2, PREFETCH_MIN_BYTES + 64] {
+        let empty = vec![Block512::default(); bytes / 64];
+        // a few hashes to the same block too, so that one chunk sets a block twice
+        let mut hashes: Vec<u64> = (0..4 * CHUNK + 3).map(|_| next()).collect();
+        hashes[CHUNK + 1] = hashes[CHUNK] ^ 0xffff;
+        for kernel in kernels() {
+            for n in [
+                0,
+                1,
+                CHUNK - 1,
+                CHUNK,
+                CHUNK + 1,
+                2 * CHUNK + 1,
+                hashes.len(),
+            ] {
+                let mut want = empty.clone();
+                for &h in &hashes[..n] {
+                    let i = block_index(h, want.len());
+                    want[i].insert(h as u32);
+                }
+                let mut got = empty.clone();
+                insert512_batch_chunked(kernel, &mut got, copy(&hashes), n);
+                assert!(got == want, "{kernel:?}, {bytes} bytes, {n} inserts");
             }
         }
     }
