@@ -37,14 +37,14 @@ pub const SALT: [u32; 8] = [
     0x5c6b_fb31,
 ];
 
-/// How many queries ahead the batched loops hash and prefetch.
+/// How many queries ahead the batched loop with the hash inside hashes and prefetches.
 const AHEAD: usize = 16;
 /// How many queries the chunked batch hashes at a time, and prefetches ahead: 64 measured
 /// best of 16, 32, 64 and 128 (u64 keys at 10^6: 1.89, 1.59, 1.40 and 1.43 ms a million
 /// queries; at 10^7 the differences were within the run-to-run spread).
 const CHUNK: usize = 64;
-/// Below this many bytes of blocks the chunked batch (`contains_batch_values`) does not
-/// prefetch: the table answers from the L2 or L3 cache, and the prefetch and the queue of
+/// Below this many bytes of blocks the chunked batches (`contains_batch_values`,
+/// `insert_batch_values`) do not prefetch: the table answers from the L2 or L3 cache, and the prefetch and the queue of
 /// fetched blocks cost more than they hide (measured once, 1% filters: 12% faster without
 /// at 10^5 u64 items, 4% at 10^6). The other batch, with the hash inside its loop, keeps
 /// prefetching at every size: 16-byte keys at 10^6 measured 0.83–0.89× of sbbf-rs-safe's
