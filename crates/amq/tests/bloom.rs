@@ -399,3 +399,52 @@ fn large_classic_filter_batches_agree_with_single_queries() {
     }
     assert!(out.iter().filter(|&&x| x).count() >= 10_000);
 }
+
+/// `bytes` (an `.amq` file whose parameters hold `seed` and, right after it, the insert count
+/// 3) with that count set to u64::MAX and the checksum fixed: a file a hostile or corrupt
+/// writer could produce, which decodes (the count is not checked against the bits).
+fn with_count_at_max(mut bytes: Vec<u8>, seed: u64) -> Vec<u8> {
+    let at = bytes
+        .windows(16)
+        .position(|w| w[..8] == seed.to_le_bytes() && w[8..] == 3u64.to_le_bytes())
+        .expect("seed then inserted in the parameters")
+        + 8;
+    bytes[at..at + 8].copy_from_slice(&u64::MAX.to_le_bytes());
+    let n = bytes.len() - 8;
+    let sum = amq::hash::checksum64(&bytes[..n]);
+    bytes[n..].copy_from_slice(&sum.to_le_bytes());
+    bytes
+}
+
+/// A file whose insert count is at u64::MAX takes further inserts (single and batched) and
+/// keeps the count there, instead of overflowing (a panic in a debug build, a count wrapped
+/// to 0 in a release build).
+#[test]
+fn inserts_into_a_file_whose_count_is_at_the_maximum_saturate() {
+    const SEED: u64 = 0x5eed_c0de_1234_5678;
+    let keys = [1u64, 2, 3];
+    let mut f = BloomFilter::new(4096, 3, SEED).unwrap();
+    f.insert_batch(keys);
+    let mut f = BloomFilter::from_bytes(&with_count_at_max(f.to_bytes(), SEED)).unwrap();
+    f.insert(&4u64).unwrap();
+    f.insert_batch([5u64, 6]);
+    assert_eq!(f.inserted(), u64::MAX);
+    assert!(f.contains(&6u64));
+
+    let mut f = BlockedBloomFilter::new(4096, 3, SEED).unwrap();
+    for k in &keys {
+        f.insert(k).unwrap();
+    }
+    let mut f = BlockedBloomFilter::from_bytes(&with_count_at_max(f.to_bytes(), SEED)).unwrap();
+    f.insert(&4u64).unwrap();
+    assert_eq!(f.inserted(), u64::MAX);
+
+    let mut f = amq::SplitBlockBloomFilter::new(4096, SEED).unwrap();
+    f.insert_batch_values(&keys);
+    let bytes = with_count_at_max(f.to_bytes(), SEED);
+    let mut f = amq::SplitBlockBloomFilter::from_bytes(&bytes).unwrap();
+    f.insert(&4u64).unwrap();
+    f.insert_batch_values(&[5u64, 6]);
+    assert_eq!(f.inserted(), u64::MAX);
+    assert!(f.contains(&6u64));
+}

@@ -124,7 +124,8 @@ impl BlockedBloomFilter {
     pub fn seed(&self) -> u64 {
         self.seed
     }
-    /// How many times `insert` or `insert_hash` was called.
+    /// How many items `insert` and `insert_hash` were given (as read from the file, plus
+    /// those since), saturating at u64::MAX.
     #[inline]
     pub fn inserted(&self) -> u64 {
         self.inserted
@@ -143,7 +144,7 @@ impl BlockedBloomFilter {
     /// Sets the k bits of a precomputed hash; `true` if any was zero before.
     #[inline]
     pub fn insert_hash(&mut self, h: u128) -> bool {
-        self.inserted += 1;
+        self.inserted = self.inserted.saturating_add(1);
         let b = block_index(h, self.blocks.len() as u64) as usize;
         let (block, k) = (&mut self.blocks[b], self.k);
         with_const_k!(k, K => block_set::<K>(block, h, k))

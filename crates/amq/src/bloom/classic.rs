@@ -126,7 +126,7 @@ impl BloomFilter {
         self.seed
     }
     /// How many times `insert` or `insert_hash` was called (duplicates count each time;
-    /// a union adds the other filter's count).
+    /// a union adds the other filter's count), saturating at u64::MAX.
     #[inline]
     pub fn inserted(&self) -> u64 {
         self.inserted
@@ -151,7 +151,7 @@ impl BloomFilter {
     /// Sets the k bits of a precomputed hash; `true` if any was zero before.
     #[inline]
     pub fn insert_hash(&mut self, h: u128) -> bool {
-        self.inserted += 1;
+        self.inserted = self.inserted.saturating_add(1);
         let (bits, k) = (&mut self.bits, self.k);
         with_const_k!(k, K => set::<K>(bits, h, k))
     }
@@ -237,7 +237,7 @@ impl BloomFilter {
         let (m, k) = (self.bits.len(), self.k);
         if self.size_bytes() < PREFETCH_MIN_BYTES {
             for h in hashes {
-                self.inserted += 1;
+                self.inserted = self.inserted.saturating_add(1);
                 set::<K>(&mut self.bits, h, k);
             }
             return;
@@ -262,11 +262,11 @@ impl BloomFilter {
             set::<K>(&mut self.bits, ring[at], k);
             ring[at] = fetch(self.bits.words(), h);
             at = (at + 1) % AHEAD;
-            self.inserted += 1;
+            self.inserted = self.inserted.saturating_add(1);
         }
         for i in 0..filled {
             set::<K>(&mut self.bits, ring[(at + i) % AHEAD], k);
-            self.inserted += 1;
+            self.inserted = self.inserted.saturating_add(1);
         }
     }
 

@@ -161,7 +161,8 @@ impl SplitBlockBloomFilter {
     pub fn seed(&self) -> u64 {
         self.seed
     }
-    /// How many times `insert` or `insert_hash` was called.
+    /// How many items `insert` and `insert_hash` were given (as read from the file, plus
+    /// those since), saturating at u64::MAX.
     #[inline]
     pub fn inserted(&self) -> u64 {
         self.inserted
@@ -180,7 +181,7 @@ impl SplitBlockBloomFilter {
     /// Sets the eight bits of a precomputed hash; `true` if any was zero before.
     #[inline]
     pub fn insert_hash(&mut self, h: u64) -> bool {
-        self.inserted += 1;
+        self.inserted = self.inserted.saturating_add(1);
         kernel::insert512(self.kernel, &mut self.blocks, || h)
     }
 
@@ -205,7 +206,7 @@ impl SplitBlockBloomFilter {
     /// ```
     pub fn insert_batch_values<T: Item>(&mut self, items: &[T]) {
         let seed = self.seed;
-        self.inserted += items.len() as u64;
+        self.inserted = self.inserted.saturating_add(items.len() as u64);
         if core::mem::size_of::<T>() > 8
             && core::mem::size_of_val(self.blocks.as_slice()) < kernel::PREFETCH_MIN_BYTES
         {
@@ -355,7 +356,7 @@ impl<T: Item + ?Sized> Filter<T> for SplitBlockBloomFilter {
 impl<T: Item + ?Sized> Insert<T> for SplitBlockBloomFilter {
     #[inline]
     fn insert(&mut self, item: &T) -> Result<bool> {
-        self.inserted += 1;
+        self.inserted = self.inserted.saturating_add(1);
         let seed = self.seed;
         Ok(kernel::insert512(self.kernel, &mut self.blocks, || {
             hash64(item, seed)
