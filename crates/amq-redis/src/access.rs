@@ -87,9 +87,10 @@ pub fn filter(s: &Stored, family: Family) -> Result<&AnyFilter, RedisError> {
     }
 }
 
-/// Sets the clock of the kinds that read one (the aging filter, the negative cache) to now.
+/// Sets the clock of the kinds that read one (the aging filter, the negative cache, the TTL
+/// cuckoo filter) to now.
 fn clock(f: &AnyFilter) {
-    if matches!(f.kind(), Kind::AgingBloom | Kind::NegativeCache) {
+    if f.reads_clock() {
         f.set_now(now());
     }
 }

@@ -316,6 +316,15 @@ fn add_exists_and_delete_on_every_kind() {
     ok(&mut c, &format!("AMQ.ADDAT tc {later} new"));
     assert_eq!(ints(&ok(&mut c, "AMQ.EXISTS tc old new")), [0, 1]);
     assert_eq!(int(&ok(&mut c, "AMQ.DEL tc new")), 1);
+    // a query reads the server's clock, not the time of the last write: an item added two
+    // hours ago with a one-hour TTL is gone now
+    ok(
+        &mut c,
+        "AMQ.RESERVE tc2 ttl-cuckoo ITEMS 1000 ERROR 0.001 TICK 60 TTL 3600",
+    );
+    let earlier = now() - 2 * 3600;
+    ok(&mut c, &format!("AMQ.ADDAT tc2 {earlier} gone"));
+    assert_eq!(ints(&ok(&mut c, "AMQ.EXISTS tc2 gone")), [0]);
 
     // the cuckoo kinds delete through AMQ.DEL too
     ok(&mut c, "CF.ADD cf x");

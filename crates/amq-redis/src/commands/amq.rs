@@ -54,9 +54,10 @@ pub fn reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 
 /// `AMQ.ADD key item [item ...]`: for each item, `true` if it was new (a sliding-window Bloom
 /// filter replies the position it gave the item, a sliding-window cuckoo filter the epoch it
-/// registered the member in). An aging filter and a negative cache stamp the
-/// items with the server's time, and the command is replicated as `AMQ.ADDAT` with that time,
-/// so replicas and the AOF hold the same bits.
+/// registered the member in). An aging filter, a negative cache and a TTL cuckoo filter stamp
+/// the items with the server's time, and the command is replicated as `AMQ.ADDAT` with that
+/// time, so replicas and the AOF hold the same bits (other kinds replicate it as it is, and
+/// so does a refused insert: as `AMQ.ADDAT` of the items added).
 ///
 /// # Errors
 /// The command's error replies: `ERR not found`, `WRONGTYPE`, the library's errors.
@@ -64,7 +65,7 @@ pub fn add(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() < 3 {
         return Err(RedisError::WrongArity);
     }
-    add_at(ctx, &args[1], access::now(), &args[2..])
+    add_at(ctx, &args[1], Time::Now(access::now()), &args[2..])
 }
 
 /// `AMQ.ADDAT key unix-seconds item [item ...]`: [`add`] at a given time (what `AMQ.ADD`
@@ -79,12 +80,35 @@ pub fn addat(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let t = args[2]
         .parse_unsigned_integer()
         .map_err(|_| errors::err("the time must be unsigned seconds since the Unix epoch"))?;
-    add_at(ctx, &args[1], t, &args[3..])
+    add_at(ctx, &args[1], Time::Given(t), &args[3..])
 }
 
-fn add_at(ctx: &Context, key: &RedisString, t: u64, items: &[RedisString]) -> RedisResult {
+/// The time of a write: the server's clock (`AMQ.ADD`, `AMQ.DEL`) or the one the command
+/// gives (`AMQ.ADDAT`, `AMQ.DELAT`, what the former replicate as).
+#[derive(Clone, Copy)]
+enum Time {
+    Now(u64),
+    Given(u64),
+}
+
+impl Time {
+    fn seconds(self) -> u64 {
+        match self {
+            Time::Now(t) | Time::Given(t) => t,
+        }
+    }
+
+    /// `true` if replicas and the AOF may take the command as it came: it gives its time,
+    /// or the filter does not read one.
+    fn verbatim(self, f: &AnyFilter) -> bool {
+        matches!(self, Time::Given(_)) || !f.reads_clock()
+    }
+}
+
+fn add_at(ctx: &Context, key: &RedisString, time: Time, items: &[RedisString]) -> RedisResult {
     let slot = Slot::open(ctx, key);
     let f = filter_mut(slot.value()?.ok_or(e(errors::NOT_FOUND))?, Family::Any)?;
+    let t = time.seconds();
     f.set_now(t);
     let mut out = Vec::with_capacity(items.len());
     let mut refused = None;
@@ -102,7 +126,10 @@ fn add_at(ctx: &Context, key: &RedisString, t: u64, items: &[RedisString]) -> Re
             }
         }
     }
-    if !out.is_empty() {
+    if refused.is_none() && time.verbatim(f) {
+        // (the cheap way: rebuilding the command cost a third of AMQ.ADD's throughput)
+        ctx.replicate_verbatim();
+    } else if !out.is_empty() {
         replicate_at(ctx, "AMQ.ADDAT", key, t, &items[..out.len()]);
     }
     match refused {
@@ -189,7 +216,8 @@ fn with_hint(f: &AnyFilter, e: RedisError, deleting: bool) -> RedisError {
 
 /// `AMQ.DEL key item`: removes one copy from a filter that deletes (the cuckoo filters, the
 /// negative cache); an item it says is definitely absent is refused and nothing changes.
-/// Replicated as `AMQ.DELAT` with the server's time. `AMQ.DEL key EPOCH e item` slashes a
+/// Replicated as `AMQ.DELAT` with the server's time for the kinds that read a clock (the TTL
+/// cuckoo filter, the negative cache), as it is for others. `AMQ.DEL key EPOCH e item` slashes a
 /// member of a sliding-window cuckoo filter at its epoch (replicated as it is).
 ///
 /// # Errors
@@ -201,7 +229,7 @@ pub fn del(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
     }
-    del_at(ctx, &args[1], access::now(), &args[2])
+    del_at(ctx, &args[1], Time::Now(access::now()), &args[2])
 }
 
 fn slash(ctx: &Context, key: &RedisString, epoch: &RedisString, item: &RedisString) -> RedisResult {
@@ -254,16 +282,21 @@ pub fn delat(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let t = args[2]
         .parse_unsigned_integer()
         .map_err(|_| errors::err("the time must be unsigned seconds since the Unix epoch"))?;
-    del_at(ctx, &args[1], t, &args[3])
+    del_at(ctx, &args[1], Time::Given(t), &args[3])
 }
 
-fn del_at(ctx: &Context, key: &RedisString, t: u64, item: &RedisString) -> RedisResult {
+fn del_at(ctx: &Context, key: &RedisString, time: Time, item: &RedisString) -> RedisResult {
     let slot = Slot::open(ctx, key);
     let f = filter_mut(slot.value()?.ok_or(e(errors::NOT_FOUND))?, Family::Any)?;
+    let t = time.seconds();
     f.set_now(t);
     match f.remove(item.as_slice()) {
         Ok(true) => {
-            replicate_at(ctx, "AMQ.DELAT", key, t, std::slice::from_ref(item));
+            if time.verbatim(f) {
+                ctx.replicate_verbatim();
+            } else {
+                replicate_at(ctx, "AMQ.DELAT", key, t, std::slice::from_ref(item));
+            }
             Ok(boolean(true))
         }
         Ok(false) => Err(e(errors::NOT_DELETED)),

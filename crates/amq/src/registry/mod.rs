@@ -277,9 +277,19 @@ impl AnyFilter {
         each!(self, f => f.info())
     }
 
+    /// `true` for the kinds whose answers depend on the time set with
+    /// [`set_now`](Self::set_now): the aging filter, the negative cache and the TTL cuckoo
+    /// filter. A caller that keeps such a filter set the time before each query and insert.
+    pub fn reads_clock(&self) -> bool {
+        matches!(
+            self,
+            AnyFilter::AgingBloom(_) | AnyFilter::NegativeCache(_) | AnyFilter::TtlCuckoo(_)
+        )
+    }
+
     /// Sets the time (seconds since the Unix epoch, or any tick the filter was built with)
-    /// that the aging filter, the negative cache and the TTL cuckoo filter see; the other
-    /// kinds ignore it.
+    /// that the aging filter, the negative cache and the TTL cuckoo filter see
+    /// ([`reads_clock`](Self::reads_clock)); the other kinds ignore it.
     pub fn set_now(&self, now: u64) {
         match self {
             AnyFilter::AgingBloom(f) => f.clock().set(now),
