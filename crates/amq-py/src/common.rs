@@ -173,12 +173,16 @@ macro_rules! membership_class {
 
             /// ``[item in f for item in items]`` for an iterable or a NumPy ``uint64``/``int64``
             /// array: hashed and asked in batches that prefetch (a chain asks each link only
-            /// for the items no newer link holds), with the GIL released.
+            /// for the items no newer link holds), with the GIL released. The answers to a
+            /// NumPy array are a NumPy ``bool`` array, to anything else a list.
             fn contains_many<'py>(
                 &self,
                 py: Python<'py>,
                 items: &Bound<'py, PyAny>,
-            ) -> PyResult<Bound<'py, pyo3::types::PyList>> {
+            ) -> PyResult<Bound<'py, PyAny>> {
+                if let Some(answers) = $crate::filters::contains_values(py, &self.inner, items)? {
+                    return Ok(answers);
+                }
                 $crate::filters::contains_batch!(py, &self.inner, items)
             }
 

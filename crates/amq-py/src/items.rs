@@ -10,12 +10,13 @@
 //!
 //! A batch is a NumPy `uint64` or `int64` array (read in place, without a copy, through
 //! rust-numpy), or any iterable of items (copied once into one buffer, so the filter can work
-//! on it with the GIL released).
+//! on it with the GIL released). The answers to a batch given as a NumPy array (of any dtype)
+//! are a NumPy `bool` array, to any other batch a list ([`answers`]).
 
-use numpy::PyReadonlyArray1;
+use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyInt, PyIterator, PyString};
+use pyo3::types::{PyByteArray, PyBytes, PyInt, PyIterator, PyList, PyString};
 
 /// The message of the `TypeError` for an object that is not an item.
 fn not_an_item(obj: &Bound<'_, PyAny>) -> PyErr {
@@ -217,11 +218,29 @@ pub enum Array<'py> {
     I64(PyReadonlyArray1<'py, i64>),
 }
 
+/// `true` if `obj` is a NumPy array (of any dtype and layout), without importing NumPy.
+pub fn is_ndarray(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    Ok(obj.get_type().name()?.to_cow()? == "ndarray")
+}
+
+/// The answers to a batch, in its order: for a batch given as a NumPy array (`ndarray`,
+/// from [`is_ndarray`]) a NumPy `bool` array that takes over `out` without a copy, else a list.
+///
+/// # Errors
+/// Python's, if the array or list cannot be made.
+pub fn answers(py: Python<'_>, out: Vec<bool>, ndarray: bool) -> PyResult<Bound<'_, PyAny>> {
+    if ndarray {
+        Ok(PyArray1::from_vec(py, out).into_any())
+    } else {
+        Ok(PyList::new(py, out)?.into_any())
+    }
+}
+
 impl<'py> Array<'py> {
     /// `obj` as such an array, if it is one (other dtypes and strided arrays are read item by
     /// item instead). NumPy is not imported for objects that are not NumPy arrays.
-    fn of(obj: &Bound<'py, PyAny>) -> PyResult<Option<Self>> {
-        if obj.get_type().name()?.to_cow()? != "ndarray" {
+    pub fn of(obj: &Bound<'py, PyAny>) -> PyResult<Option<Self>> {
+        if !is_ndarray(obj)? {
             return Ok(None);
         }
         if let Ok(a) = obj.extract::<PyReadonlyArray1<'py, u64>>() {
@@ -237,7 +256,7 @@ impl<'py> Array<'py> {
         Ok(None)
     }
 
-    fn items(&self) -> Items<'_> {
+    pub fn items(&self) -> Items<'_> {
         // `of` checked that both are contiguous
         match self {
             Array::U64(a) => Items::U64(a.as_slice().unwrap_or(&[])),

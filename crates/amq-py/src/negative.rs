@@ -4,13 +4,12 @@
 use crate::common::{filter_class, manual_clock_kind, same_bytes};
 use crate::convert::{new_filter, to_object};
 use crate::errors::IntoPy;
-use crate::items::{for_each_chunk, with_item};
+use crate::items::{answers, for_each_chunk, is_ndarray, with_item};
 use crate::window::set_clock;
 use amq::clock::ManualClock;
 use amq::math::Spec;
 use amq::{AnyFilter, NegativeCache};
 use pyo3::prelude::*;
-use pyo3::types::PyList;
 
 /// The negative cache: 2**l slots of b-bit fingerprints in sets of ``ways`` slots, with an
 /// optional TTL in seconds.
@@ -118,14 +117,14 @@ filter_class!(PyNegative, negative_from_bytes, same_bytes, {
         py: Python<'py>,
         items: &Bound<'py, PyAny>,
         now: Option<u64>,
-    ) -> PyResult<Bound<'py, PyList>> {
+    ) -> PyResult<Bound<'py, PyAny>> {
         let c = self.at(now);
         let mut out = Vec::new();
         for_each_chunk(items, None, |chunk| {
             py.detach(|| chunk.map_into(&mut out, |b| c.contains(b)));
             Ok(())
         })?;
-        PyList::new(py, out)
+        answers(py, out, is_ndarray(items)?)
     }
 
     /// Empties the cache.

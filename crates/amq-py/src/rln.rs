@@ -8,7 +8,6 @@ use crate::filters::contains_batch;
 use crate::items::{for_each_chunk, with_item};
 use amq::rln::SlidingWindowCuckoo;
 use pyo3::prelude::*;
-use pyo3::types::PyList;
 
 /// The sliding-window cuckoo filter: one cuckoo filter per epoch of ``epoch_items`` (B)
 /// registrations, so the set grows without bound. A member is asked for and slashed at the
@@ -88,7 +87,7 @@ filter_class!(PyRln, SlidingWindowCuckoo::from_bytes, same, {
         py: Python<'py>,
         items: &Bound<'py, PyAny>,
         epoch: u64,
-    ) -> PyResult<Bound<'py, PyList>> {
+    ) -> PyResult<Bound<'py, PyAny>> {
         contains_batch!(py, &self.inner, items, at: epoch)
     }
 

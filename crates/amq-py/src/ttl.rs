@@ -11,7 +11,6 @@ use amq::math::Spec;
 use amq::ttl::TtlSpec;
 use amq::{AnyFilter, TtlCuckooFilter};
 use pyo3::prelude::*;
-use pyo3::types::PyList;
 
 /// The TTL cuckoo filter: every slot holds a fingerprint and an expiry stamp, so each item
 /// is forgotten on its own, between ``ttl - tick`` and ``ttl`` seconds after it was added
@@ -134,7 +133,7 @@ filter_class!(PyTtl, ttl_from_bytes, same_bytes, {
         py: Python<'py>,
         items: &Bound<'py, PyAny>,
         now: Option<u64>,
-    ) -> PyResult<Bound<'py, PyList>> {
+    ) -> PyResult<Bound<'py, PyAny>> {
         contains_batch!(py, &self.inner, items, at: time(now))
     }
 

@@ -5,13 +5,12 @@ use crate::common::{filter_class, manual_clock_kind, same, same_bytes};
 use crate::convert::{new_filter, to_object};
 use crate::errors::{to_py, to_py_context, IntoPy};
 use crate::filters::contains_batch;
-use crate::items::{for_each_chunk, with_item, Batch};
+use crate::items::{answers, for_each_chunk, is_ndarray, with_item, Batch};
 use amq::clock::ManualClock;
 use amq::math::Spec;
 use amq::window::{AgingBloom, Rotation, WindowParams};
 use amq::{AnyFilter, Filter, Insert};
 use pyo3::prelude::*;
-use pyo3::types::PyList;
 
 /// The sliding-window Bloom filter of mutator sets: every item has a position L, and its k
 /// bits fall in a window of W bits that slides by S bits every B positions; chunks that leave
@@ -116,7 +115,8 @@ filter_class!(PyWindow, amq::SlidingWindowBloom::from_bytes, same, {
         py: Python<'py>,
         items: &Bound<'py, PyAny>,
         positions: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyList>> {
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let ndarray = is_ndarray(items)?;
         let batch = Batch::read(items, None)?;
         let items = batch.items();
         let positions: Vec<u64> = match positions.extract::<u64>() {
@@ -137,7 +137,7 @@ filter_class!(PyWindow, amq::SlidingWindowBloom::from_bytes, same, {
             items.map_into(&mut hashes, |b| inner.hash(b));
             inner.contains_hash_batch(&hashes, &positions, &mut out);
         });
-        PyList::new(py, out)
+        answers(py, out, ndarray)
     }
 
     /// The position the next ``add`` gets.
@@ -290,7 +290,7 @@ filter_class!(PyAging, aging_from_bytes, same_bytes, {
         py: Python<'py>,
         items: &Bound<'py, PyAny>,
         now: Option<u64>,
-    ) -> PyResult<Bound<'py, PyList>> {
+    ) -> PyResult<Bound<'py, PyAny>> {
         contains_batch!(py, self.at(now), items)
     }
 

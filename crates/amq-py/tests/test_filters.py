@@ -72,15 +72,21 @@ def test_numpy_arrays_are_read_as_the_integers(kind):
     values = np.arange(1000, dtype=np.uint64) * np.uint64(7919)
     f = make(kind)
     f.add_many(values)
-    assert f.contains_many(values) == [True] * 1000
-    assert f.contains_many(values.astype(np.int64)) == [True] * 1000
+    answers = f.contains_many(values)
+    # the answers to an array are an array of bools; to any other batch, a list
+    assert isinstance(answers, np.ndarray) and answers.dtype == np.bool_
+    assert answers.shape == (1000,) and answers.all()
+    assert f.contains_many(values.astype(np.int64)).tolist() == [True] * 1000
     assert f.contains_many([int(v) for v in values[:10]]) == [True] * 10
     g = make(kind)
     g.add_many([int(v) for v in values])
     assert f.to_bytes() == g.to_bytes()
     # other dtypes and non-contiguous arrays are read item by item, by value
-    assert f.contains_many(values[::2]) == [True] * 500
-    assert f.contains_many(values[:10].astype(np.uint32)) == [True] * 10
+    assert f.contains_many(values[::2]).tolist() == [True] * 500
+    assert f.contains_many(values[:10].astype(np.uint32)).tolist() == [True] * 10
+    probes = np.arange(5000, dtype=np.uint64)
+    assert f.contains_many(probes).tolist() == f.contains_many(probes.tolist())
+    assert f.contains_many(np.array([], dtype=np.uint64)).shape == (0,)
 
 
 def test_split_block_numpy_batches_equal_lists_above_the_prefetch_size():
@@ -94,8 +100,8 @@ def test_split_block_numpy_batches_equal_lists_above_the_prefetch_size():
     g.add_many([int(v) for v in values])
     assert f.to_bytes() == g.to_bytes()
     probes = np.concatenate([values[::7], values[:1000] + np.uint64(1)])
-    assert f.contains_many(probes) == [p in g for p in probes.tolist()]
-    assert f.contains_many(probes.view(np.int64)) == f.contains_many(probes)
+    assert f.contains_many(probes).tolist() == [p in g for p in probes.tolist()]
+    assert (f.contains_many(probes.view(np.int64)) == f.contains_many(probes)).all()
 
 
 @pytest.mark.parametrize("kind", MEMBERSHIP + ["window"])
@@ -223,6 +229,10 @@ def test_sliding_window_positions():
     want = [f.contains(i, p) for i, p in zip(items, positions)]
     assert f.contains_many(items, positions) == want
     assert want[:6] == [True, True, True, True, True, False]
+    positions = [(i * 13) % 9001 for i in range(5000)]
+    answers = f.contains_many(np.arange(5000, dtype=np.uint64), positions)
+    assert answers.dtype == np.bool_
+    assert answers.tolist() == [f.contains(i, p) for i, p in zip(range(5000), positions)]
 
 
 def test_ttl_filter_expires_removes_and_says_when_full():
@@ -250,6 +260,9 @@ def test_ttl_filter_expires_removes_and_says_when_full():
     small.expire(now=t0 + 601)
     assert small.live(now=t0 + 601) == 0
     small.add_many(range(small.buckets * 2), now=t0 + 601)
+    answers = small.contains_many(np.arange(small.buckets * 4, dtype=np.int64), now=t0 + 602)
+    assert answers.dtype == np.bool_
+    assert answers.tolist() == [small.contains(i, now=t0 + 602) for i in range(small.buckets * 4)]
 
 
 def test_rln_set_registers_slashes_and_syncs_epochs():
@@ -267,6 +280,8 @@ def test_rln_set_registers_slashes_and_syncs_epochs():
     with pytest.raises(ValueError, match="epoch"):
         "alice" in f
     assert f.contains_many(range(2500), 1) == [f.contains(i, 1) for i in range(2500)]
+    answers = f.contains_many(np.arange(2500, dtype=np.uint64), 1)
+    assert answers.dtype == np.bool_ and answers.tolist() == [f.contains(i, 1) for i in range(2500)]
     # slash: gone at its epoch; slashing again (definitely absent) changes nothing
     assert f.slash("alice", 0) and not f.contains("alice", 0)
     before = f.to_bytes()
@@ -409,7 +424,7 @@ def test_batch_calls_release_the_gil():
     finally:
         stop.set()
         t.join()
-    assert answers == [True] * len(values)
+    assert answers.tolist() == [True] * len(values)
     assert during_add > 50 and during_contains > 50, (during_add, during_contains)
 
 

@@ -72,7 +72,9 @@ def test_numpy_batches_equal_lists(values, seed):
         g.add_many(values)
         assert f.to_bytes() == g.to_bytes()
         probes = np.concatenate([array, np.arange(100, dtype=np.uint64)])
-        assert f.contains_many(probes) == g.contains_many([int(p) for p in probes])
+        answers = f.contains_many(probes)
+        assert answers.dtype == np.bool_
+        assert answers.tolist() == g.contains_many([int(p) for p in probes])
 
 
 @given(st.lists(st.binary(max_size=16), max_size=200), st.integers(0, 2**32), SEED)

@@ -14,7 +14,7 @@ PACKAGE = pathlib.Path(amq.__file__).parent
 MODULES = {"__init__": amq, "eth": amq.eth, "btc": amq.btc, "cashu": amq.cashu,
            "algorand": amq.algorand, "parquet": amq.parquet}
 # stub-only helpers (type aliases, the shared base of the filter classes)
-STUB_ONLY = {"Item", "Items", "Spec", "AnyFilter", "Hex", "Bytes", "Hash", "HashName",
+STUB_ONLY = {"Item", "Items", "Answers", "Spec", "AnyFilter", "Hex", "Bytes", "Hash", "HashName",
              "Response", "Name", "Element", "_Filter", "_F"}
 
 
