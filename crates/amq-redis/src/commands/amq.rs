@@ -56,8 +56,8 @@ pub fn reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 /// filter replies the position it gave the item, a sliding-window cuckoo filter the epoch it
 /// registered the member in). An aging filter, a negative cache and a TTL cuckoo filter stamp
 /// the items with the server's time, and the command is replicated as `AMQ.ADDAT` with that
-/// time, so replicas and the AOF hold the same bits (other kinds replicate it as it is, and
-/// so does a refused insert: as `AMQ.ADDAT` of the items added).
+/// time, so replicas and the AOF hold the same bits. Other kinds replicate it as it came;
+/// an insert refused part-way replicates as `AMQ.ADDAT` of the items added.
 ///
 /// # Errors
 /// The command's error replies: `ERR not found`, `WRONGTYPE`, the library's errors.

@@ -61,8 +61,8 @@ impl FilterEntry {
         }
     }
 
-    /// Runs `f` on the filter under its read lock, with the time set for the aging filter and
-    /// the negative cache.
+    /// Runs `f` on the filter under its read lock, with the time set for the kinds that read
+    /// one (the aging filter, the negative cache, the TTL cuckoo filter).
     pub fn read<T>(&self, f: impl FnOnce(&AnyFilter) -> T) -> T {
         let guard = self.filter.read().unwrap_or_else(|e| e.into_inner());
         guard.set_now(unix_now());
