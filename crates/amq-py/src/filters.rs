@@ -74,17 +74,19 @@ pub fn contains_values<'py, F: 'static>(
     let Some(array) = Array::of(items)? else {
         return Ok(None);
     };
-    let items = array.items();
-    let out = py.detach(|| {
-        let mut out = vec![false; items.len()];
-        match items {
-            Items::U64(v) => f.contains_batch_values(v, &mut out),
-            Items::I64(v) => f.contains_batch_values(v, &mut out),
-            Items::Arena(a) => f.contains_batch(&a.slices(), &mut out),
-        }
-        out
-    });
+    let out = match array.items() {
+        Items::U64(v) => py.detach(|| ask_values(f, v)),
+        Items::I64(v) => py.detach(|| ask_values(f, v)),
+        Items::Arena(_) => return Ok(None),
+    };
     answers(py, out, true).map(Some)
+}
+
+/// The answers of `contains_batch_values` for items held in a slice.
+fn ask_values<T: amq::Item>(f: &amq::SplitBlockBloomFilter, items: &[T]) -> Vec<bool> {
+    let mut out = vec![false; items.len()];
+    f.contains_batch_values(items, &mut out);
+    out
 }
 
 /// `contains_many` of the kinds with prefetching hash batches: per chunk, hashes the items

@@ -65,7 +65,9 @@ impl FilterEntry {
     /// one (the aging filter, the negative cache, the TTL cuckoo filter).
     pub fn read<T>(&self, f: impl FnOnce(&AnyFilter) -> T) -> T {
         let guard = self.filter.read().unwrap_or_else(|e| e.into_inner());
-        guard.set_now(unix_now());
+        if guard.reads_clock() {
+            guard.set_now(unix_now());
+        }
         f(&guard)
     }
 }
