@@ -41,7 +41,7 @@ mod entry {
     use super::ffi::AMQ_TYPE;
     use super::{errors, ffi, ops};
     use redis_module::configuration::ConfigurationFlags;
-    use redis_module::{redis_module, Context, RedisResult, RedisString, Status};
+    use redis_module::{redis_module, Context, ModuleOptions, RedisResult, RedisString, Status};
 
     /// Runs a command, turning a panic (a bug) into an error reply instead of aborting the server.
     fn guard(
@@ -57,8 +57,12 @@ mod entry {
             })
     }
 
-    /// Sets what `COMMAND INFO` reports, once the commands exist.
+    /// Asks Redis to report a short or malformed read while loading a value as an error
+    /// (without `HANDLE_IO_ERRORS`, Redis aborts on the module's first one: a `RESTORE` of a
+    /// crafted payload with a valid CRC would crash the server), and sets what
+    /// `COMMAND INFO` reports, once the commands exist.
     fn init(ctx: &Context, _args: &[RedisString]) -> Status {
+        ctx.set_module_options(ModuleOptions::HANDLE_IO_ERRORS);
         match ffi::set_command_info(ctx) {
             Ok(()) => Status::Ok,
             Err(e) => {

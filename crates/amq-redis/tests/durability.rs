@@ -191,3 +191,36 @@ fn a_replica_holds_the_same_bits() {
     assert!(fails(&mut r, "BF.ADD early d").starts_with("READONLY"));
     assert_loading(&mut r);
 }
+
+/// `RESTORE` of a payload whose CRC is right but whose body is cut short or of the wrong
+/// opcode is an error reply, not a crash: the module loads with Redis's
+/// `HANDLE_IO_ERRORS` option (without it Redis aborts on the module's first short read).
+/// Redis's CRC is skipped (`DEBUG SET-SKIP-CHECKSUM-VALIDATION`) rather than recomputed:
+/// anyone may compute it, so a crafted payload reaches the module either way.
+#[test]
+fn restore_of_a_crafted_payload_is_an_error_not_a_crash() {
+    let s = Server::start(&[]);
+    let mut c = s.con();
+    ok(&mut c, "BF.RESERVE bf 0.01 100");
+    let dump = bytes(&ok(&mut c, "DUMP bf"));
+    // the value's type (module, 2) and the module type's 64-bit id: `07 81 <8 bytes>`, then
+    // the module's opcodes; the dump ends with the RDB version (2 bytes) and the CRC (8)
+    assert_eq!(&dump[..2], [7, 0x81]);
+    let (head, version) = (&dump[..10], &dump[dump.len() - 10..dump.len() - 8]);
+    ok(&mut c, "DEBUG SET-SKIP-CHECKSUM-VALIDATION 1");
+    let bodies: [&[u8]; 3] = [
+        &[5, 0x43, 0xe8, b'a', b'b', b'c', 0], // a string said to be 1,000 bytes, holding 3
+        &[2, 5, 0],                            // an unsigned integer where a string belongs
+        &[],                                   // nothing at all
+    ];
+    for body in bodies {
+        let payload = [head, body, version, &[0; 8]].concat();
+        let e = call(&mut c, &[b"RESTORE", b"crafted", b"0", &payload]).unwrap_err();
+        assert!(e.contains("Bad data format"), "{e}");
+        assert_eq!(ok(&mut c, "PING"), Value::SimpleString("PONG".into()));
+    }
+    assert!(!s.log().contains("Guru Meditation"), "{}", s.log());
+    // the payload Redis made restores
+    let restored = [b"RESTORE".as_slice(), b"copy", b"0", &dump];
+    assert_eq!(call(&mut c, &restored), Ok(Value::Okay));
+}
