@@ -4,7 +4,7 @@
 
 use crate::errors::{self, e};
 use amq::{AnyFilter, At, Error, Inserted};
-use redis_module::{RedisError, RedisString};
+use redis_module::{Context, ContextFlags, RedisError, RedisString};
 use std::sync::atomic::{AtomicI64, Ordering};
 
 /// `amq.max-filter-bytes`: the most bytes of tables one filter may take (1 GiB by default;
@@ -18,17 +18,28 @@ pub fn limit() -> u64 {
     u64::try_from(MAX_FILTER_BYTES.load(Ordering::Relaxed)).unwrap_or(0)
 }
 
-/// `Ok` if a filter of `bytes` bytes is within the limit.
+/// `Ok` if a filter of `bytes` bytes is within the limit, or if the command is one that a
+/// primary sent this replica or that the AOF replays at start: it was held to the limit of
+/// the server that answered the client, and the writes that limit refused are not in it
+/// (they are replicated as the items added). This server's limit, which may be lower, would
+/// make the replica or the reloaded data differ from what the client was told.
 ///
 /// # Errors
 /// The "over amq.max-filter-bytes" error.
-pub fn check_size(bytes: u64) -> Result<(), RedisError> {
+pub fn check_size(ctx: &Context, bytes: u64) -> Result<(), RedisError> {
     let limit = limit();
-    if bytes > limit {
-        Err(errors::too_big(bytes, limit))
-    } else {
+    if bytes <= limit || replayed(ctx) {
         Ok(())
+    } else {
+        Err(errors::too_big(bytes, limit))
     }
+}
+
+/// `true` for a command from the primary or from the AOF (asked only when a filter would
+/// go over the limit: the context's flags cost a call that most commands need not make).
+fn replayed(ctx: &Context) -> bool {
+    ctx.get_flags()
+        .intersects(ContextFlags::REPLICATED | ContextFlags::LOADING)
 }
 
 /// Why an insert added nothing.
@@ -81,15 +92,19 @@ impl Refusal {
 ///
 /// # Errors
 /// A [`Refusal`]; the filter is unchanged.
-pub fn insert(f: &mut AnyFilter, item: &[u8]) -> Result<bool, Refusal> {
+pub fn insert(ctx: &Context, f: &mut AnyFilter, item: &[u8]) -> Result<bool, Refusal> {
     match f {
         AnyFilter::ScalableBloom(s) => {
             let h = s.hash(item);
             match s.try_insert_hash(h) {
                 Err(Error::Full { .. }) => {
-                    grow(s.can_grow(), s.params().scaling, s.size_bytes(), || {
-                        s.next_link_bytes()
-                    })?;
+                    grow(
+                        ctx,
+                        s.can_grow(),
+                        s.params().scaling,
+                        s.size_bytes(),
+                        || s.next_link_bytes(),
+                    )?;
                     s.grow().map_err(|e| Refusal::Other(errors::lib(&e)))?;
                     s.try_insert_hash(h)
                         .map_err(|e| Refusal::Other(errors::lib(&e)))
@@ -102,7 +117,9 @@ pub fn insert(f: &mut AnyFilter, item: &[u8]) -> Result<bool, Refusal> {
             match c.try_insert_hash(h) {
                 Err(Error::Full { .. }) => {
                     let grows = c.params().expansion > 0;
-                    grow(c.can_grow(), grows, c.size_bytes(), || c.next_link_bytes())?;
+                    grow(ctx, c.can_grow(), grows, c.size_bytes(), || {
+                        c.next_link_bytes()
+                    })?;
                     c.grow().map_err(|e| Refusal::Other(errors::lib(&e)))?;
                     c.try_insert_hash(h)
                         .map_err(|e| Refusal::Other(errors::lib(&e)))
@@ -111,7 +128,7 @@ pub fn insert(f: &mut AnyFilter, item: &[u8]) -> Result<bool, Refusal> {
             }
         }
         AnyFilter::SlidingWindowBloom(_) | AnyFilter::SlidingWindowCuckoo(_) => {
-            insert_placed(f, item).map(|i| i.new)
+            insert_placed(ctx, f, item).map(|i| i.new)
         }
         _ => f.insert(item).map_err(|e| match e {
             Error::Full { .. } => Refusal::Full,
@@ -126,7 +143,7 @@ pub fn insert(f: &mut AnyFilter, item: &[u8]) -> Result<bool, Refusal> {
 ///
 /// # Errors
 /// A [`Refusal`]; the filter is unchanged.
-pub fn insert_placed(f: &mut AnyFilter, item: &[u8]) -> Result<Inserted, Refusal> {
+pub fn insert_placed(ctx: &Context, f: &mut AnyFilter, item: &[u8]) -> Result<Inserted, Refusal> {
     let more = match f {
         AnyFilter::SlidingWindowBloom(w) => Some((w.size_bytes(), w.params().chunk_bits / 8)),
         AnyFilter::SlidingWindowCuckoo(s) => Some((s.size_bytes(), s.epoch_bytes())),
@@ -134,16 +151,17 @@ pub fn insert_placed(f: &mut AnyFilter, item: &[u8]) -> Result<Inserted, Refusal
     };
     match more {
         Some((size, more)) => {
-            check_size(size.saturating_add(more)).map_err(Refusal::TooBig)?;
+            check_size(ctx, size.saturating_add(more)).map_err(Refusal::TooBig)?;
             f.insert_placed(item)
                 .map_err(|e| Refusal::Other(errors::lib(&e)))
         }
-        None => insert(f, item).map(|new| Inserted { new, at: None }),
+        None => insert(ctx, f, item).map(|new| Inserted { new, at: None }),
     }
 }
 
 /// Decides whether a chain whose active link is full may add one.
 fn grow(
+    ctx: &Context,
     can: bool,
     grows: bool,
     size: u64,
@@ -156,7 +174,7 @@ fn grow(
         return Err(Refusal::MaxLinks);
     }
     let add = next().map_err(|_| Refusal::MaxLinks)?;
-    check_size(size.saturating_add(add)).map_err(Refusal::TooBig)
+    check_size(ctx, size.saturating_add(add)).map_err(Refusal::TooBig)
 }
 
 /// Inserts an item unless the filter may hold it already (`CF.ADDNX`, `CF.INSERTNX`):
@@ -164,13 +182,13 @@ fn grow(
 ///
 /// # Errors
 /// As [`insert`].
-pub fn insert_if_absent(f: &mut AnyFilter, item: &[u8]) -> Result<bool, Refusal> {
+pub fn insert_if_absent(ctx: &Context, f: &mut AnyFilter, item: &[u8]) -> Result<bool, Refusal> {
     if f.contains(item)
         .map_err(|e| Refusal::Other(errors::lib(&e)))?
     {
         return Ok(false);
     }
-    insert(f, item)
+    insert(ctx, f, item)
 }
 
 /// The copies of an item's fingerprint a cuckoo filter holds (`CF.COUNT`).

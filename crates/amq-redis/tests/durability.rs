@@ -123,10 +123,20 @@ fn a_restart_with_the_aof_keeps_every_bit() {
     assert_loading(&mut c);
     drop(s);
 
-    // without it: BGREWRITEAOF writes AMQ.LOADCHUNK commands, replayed on start
-    let mut s = Server::start(&["--appendonly", "yes", "--aof-use-rdb-preamble", "no"]);
+    // without it: BGREWRITEAOF writes AMQ.LOADCHUNK commands, replayed on start, with a
+    // memory limit below some filters' size from the start on (the replay is not held to it)
+    let mut s = Server::start(&[
+        "--appendonly",
+        "yes",
+        "--aof-use-rdb-preamble",
+        "no",
+        "--amq.max-filter-bytes",
+        "4096",
+    ]);
     let mut c = s.con();
+    ok(&mut c, "CONFIG SET amq.max-filter-bytes 1073741824");
     let keys = fill(&mut c);
+    assert!(int(&ok(&mut c, "MEMORY USAGE ag")) > 4096);
     ok(&mut c, "BGREWRITEAOF");
     wait_for(&mut c, "INFO persistence", "aof_rewrite_in_progress:0");
     wait_for(&mut c, "INFO persistence", "aof_rewrite_scheduled:0");
@@ -177,15 +187,43 @@ fn a_replica_holds_the_same_bits() {
     ok(&mut p, "AMQ.RESERVE agx aging-bloom TTL 60 ITEMS 100");
     ok(&mut r, &format!("REPLICAOF 127.0.0.1 {}", primary.port));
     wait_for(&mut r, "INFO replication", "master_link_status:up");
-    // after: the command stream (AMQ.ADD goes as AMQ.ADDAT with the primary's time)
+    // after: the command stream (AMQ.ADD goes as AMQ.ADDAT with the primary's time), to a
+    // replica whose memory limit is below some filters' size: it takes what the primary took
+    ok(&mut r, "CONFIG SET amq.max-filter-bytes 4096");
     let keys = fill(&mut p);
+    assert!(int(&ok(&mut p, "MEMORY USAGE ag")) > 4096);
     ok(&mut p, "AMQ.ADD agx late");
     ok(&mut p, "AMQ.DEL ng i499");
     ok(&mut p, "AMQ.MERGE bf bf");
+    // writes the primary's limit stops part-way: the replica, with a higher limit, holds
+    // only what the primary added
+    ok(&mut r, "CONFIG SET amq.max-filter-bytes 1073741824");
+    ok(&mut p, "CONFIG SET amq.max-filter-bytes 4096");
+    let many: Vec<String> = (0..3000).map(|i| format!("m{i}")).collect();
+    let many = many.join(" ");
+    let refusals = |v: Value| {
+        let Value::Array(a) = v else { panic!("{v:?}") };
+        let (refused, added): (Vec<_>, Vec<_>) = a.iter().partition(|v| nested_error(v).is_some());
+        assert!(!added.is_empty(), "some items are added");
+        refused
+            .iter()
+            .filter_map(|v| nested_error(v))
+            .collect::<Vec<_>>()
+    };
+    let too_big = "ERR the filter would go over amq.max-filter-bytes";
+    assert_eq!(
+        refusals(ok(&mut p, &format!("BF.MADD lim {many}"))),
+        [too_big]
+    );
+    let refused = refusals(ok(
+        &mut p,
+        &format!("CF.INSERT clim CAPACITY 1000 ITEMS {many}"),
+    ));
+    assert!(refused.iter().all(|e| e == too_big) && !refused.is_empty());
     let acked = int(&ok(&mut p, "WAIT 1 20000"));
     assert_eq!(acked, 1);
     let mut all = keys.clone();
-    all.extend(["early", "agx"]);
+    all.extend(["early", "agx", "lim", "clim"]);
     assert_eq!(dumps(&mut r, &all), dumps(&mut p, &all));
     assert_eq!(ints(&ok(&mut r, "BF.MEXISTS early a b c")), [1, 1, 1]);
     assert!(fails(&mut r, "BF.ADD early d").starts_with("READONLY"));

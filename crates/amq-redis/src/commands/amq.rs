@@ -45,7 +45,7 @@ pub fn reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         return Err(e(errors::ITEM_EXISTS));
     }
     let p = plan(&s).map_err(|e| errors::lib(&e))?;
-    ops::check_size(p.bytes)?;
+    ops::check_size(ctx, p.bytes)?;
     let f = AnyFilter::new(&s, seed).map_err(|e| errors::lib(&e))?;
     slot.set(Stored::ready(f))?;
     ctx.replicate_verbatim();
@@ -113,7 +113,7 @@ fn add_at(ctx: &Context, key: &RedisString, time: Time, items: &[RedisString]) -
     let mut out = Vec::with_capacity(items.len());
     let mut refused = None;
     for item in items {
-        match ops::insert_placed(f, item.as_slice()) {
+        match ops::insert_placed(ctx, f, item.as_slice()) {
             Ok(placed) => out.push(match placed.at {
                 Some(At::Position(n) | At::Epoch(n)) => {
                     RedisValue::Integer(i64::try_from(n).unwrap_or(i64::MAX))
@@ -329,7 +329,7 @@ pub fn merge(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     for s in &sources {
         merged.merge(s).map_err(|e| errors::lib(&e))?;
     }
-    ops::check_size(merged.size_bytes())?;
+    ops::check_size(ctx, merged.size_bytes())?;
     match slot.value()? {
         Some(s) => {
             s.touched();
@@ -370,7 +370,7 @@ pub fn restore(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         _ => return Err(RedisError::WrongArity),
     };
     let f = AnyFilter::from_bytes(args[2].as_slice()).map_err(|e| errors::lib(&e))?;
-    ops::check_size(f.size_bytes())?;
+    ops::check_size(ctx, f.size_bytes())?;
     let slot = Slot::open(ctx, &args[1]);
     if slot.exists() && !replace {
         return Err(e(errors::BUSYKEY));

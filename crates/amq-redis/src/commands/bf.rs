@@ -53,11 +53,38 @@ impl Create {
         }
     }
 
+    /// The arguments of `BF.RESERVE` (after the key) that create this filter.
+    fn reserve_args(&self) -> Vec<String> {
+        let mut a = vec![self.fpr.to_string(), self.capacity.to_string()];
+        a.extend(self.options());
+        a
+    }
+
+    /// The arguments of `BF.INSERT` (after the key, before `ITEMS`) that create this filter.
+    fn insert_args(&self) -> Vec<String> {
+        let mut a = vec!["CAPACITY".into(), self.capacity.to_string()];
+        a.extend(["ERROR".into(), self.fpr.to_string()]);
+        a.extend(self.options());
+        a
+    }
+
+    /// `NONSCALING` or `EXPANSION x`, and `TIGHTENING r` (Rust's shortest decimal of an f64
+    /// reads back as the same f64).
+    fn options(&self) -> Vec<String> {
+        let mut a = if self.nonscaling {
+            vec!["NONSCALING".into()]
+        } else {
+            vec!["EXPANSION".into(), self.expansion.to_string()]
+        };
+        a.extend(["TIGHTENING".into(), self.tightening.to_string()]);
+        a
+    }
+
     /// Plans the filter, checks the memory limit, and stores it at the empty key.
-    fn store(&self, slot: &Slot) -> Result<(), RedisError> {
+    fn store(&self, ctx: &Context, slot: &Slot) -> Result<(), RedisError> {
         let spec = self.spec();
         let p = plan(&spec).map_err(|e| errors::lib(&e))?;
-        ops::check_size(p.bytes)?;
+        ops::check_size(ctx, p.bytes)?;
         let f = AnyFilter::new(&spec, 0).map_err(|e| errors::lib(&e))?;
         slot.set(Stored::ready(f))
     }
@@ -118,7 +145,7 @@ pub fn reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if slot.value()?.is_some() {
         return Err(e(errors::ITEM_EXISTS));
     }
-    c.store(&slot)?;
+    c.store(ctx, &slot)?;
     ctx.replicate_verbatim();
     Ok(RedisValue::SimpleStringStatic("OK"))
 }
@@ -215,7 +242,7 @@ fn add_items(
     let created = slot.value()?.is_none();
     if created {
         match create {
-            Some(c) => c.store(&slot)?,
+            Some(c) => c.store(ctx, &slot)?,
             None => return Err(e(errors::NOT_FOUND)),
         }
     }
@@ -224,7 +251,7 @@ fn add_items(
     let mut out = Vec::with_capacity(items.len());
     let mut refused = None;
     for item in items {
-        match ops::insert(f, item.as_slice()) {
+        match ops::insert(ctx, f, item.as_slice()) {
             Ok(new) => out.push(boolean(new)),
             Err(r) => {
                 refused = Some(r);
@@ -232,9 +259,14 @@ fn add_items(
             }
         }
     }
-    // replicated as given when it changed anything: the replica replays the same refusal
-    if created || !out.is_empty() {
-        ctx.replicate_verbatim();
+    if refused.is_none() {
+        if created || !out.is_empty() {
+            ctx.replicate_verbatim();
+        }
+    } else {
+        // replicas and the AOF get what was done, not the command: a refusal of this
+        // server's memory limit is not replayed there (they apply no limit to it)
+        replicate_added(ctx, key, create.filter(|_| created), &items[..out.len()]);
     }
     match refused {
         Some(r) if !multi => Err(r.bloom()),
@@ -245,6 +277,30 @@ fn add_items(
         None if multi => Ok(RedisValue::Array(out)),
         None => Ok(out.pop().unwrap_or(RedisValue::Null)),
     }
+}
+
+/// Replicates the insert of `items` (those a refused insert added before the refusal): as
+/// `BF.INSERT`, creating the filter with `created` if the command created it, or as
+/// `BF.RESERVE` if it created the filter and added nothing.
+fn replicate_added(
+    ctx: &Context,
+    key: &RedisString,
+    created: Option<Create>,
+    items: &[RedisString],
+) {
+    let (command, options) = match (created, items.is_empty()) {
+        (None, true) => return,
+        (Some(c), true) => ("BF.RESERVE", c.reserve_args()),
+        (Some(c), false) => ("BF.INSERT", c.insert_args()),
+        (None, false) => ("BF.INSERT", vec!["NOCREATE".into()]),
+    };
+    let mut argv: Vec<&[u8]> = vec![key.as_slice()];
+    argv.extend(options.iter().map(String::as_bytes));
+    if !items.is_empty() {
+        argv.push(b"ITEMS");
+        argv.extend(items.iter().map(RedisString::as_slice));
+    }
+    ctx.replicate(command, argv.as_slice());
 }
 
 /// `BF.EXISTS key item`: "maybe present" (1) or "definitely absent" (0); 0 for a missing key.

@@ -49,7 +49,7 @@ impl Default for Create {
 }
 
 impl Create {
-    fn store(&self, slot: &Slot) -> Result<(), RedisError> {
+    fn store(&self, ctx: &Context, slot: &Slot) -> Result<(), RedisError> {
         let spec = Spec::ExpandableCuckoo {
             items: self.capacity,
             fpr: self.fpr,
@@ -58,7 +58,7 @@ impl Create {
             max_kicks: self.max_kicks,
         };
         let p = plan(&spec).map_err(|e| errors::lib(&e))?;
-        ops::check_size(p.bytes)?;
+        ops::check_size(ctx, p.bytes)?;
         let f = AnyFilter::new(&spec, 0).map_err(|e| errors::lib(&e))?;
         slot.set(Stored::ready(f))
     }
@@ -121,7 +121,7 @@ pub fn reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if slot.value()?.is_some() {
         return Err(e(errors::ITEM_EXISTS));
     }
-    c.store(&slot)?;
+    c.store(ctx, &slot)?;
     ctx.replicate_verbatim();
     Ok(RedisValue::SimpleStringStatic("OK"))
 }
@@ -149,17 +149,22 @@ fn add_one(ctx: &Context, args: Vec<RedisString>, nx: bool) -> RedisResult {
     let slot = Slot::open(ctx, &args[1]);
     let created = slot.value()?.is_none();
     if created {
-        Create::default().store(&slot)?;
+        Create::default().store(ctx, &slot)?;
     }
     let f = filter_mut(slot.value()?.ok_or(e(errors::NOT_FOUND))?, Family::Cuckoo)?;
     let item = args[2].as_slice();
     let r = if nx {
-        ops::insert_if_absent(f, item)
+        ops::insert_if_absent(ctx, f, item)
     } else {
-        ops::insert(f, item)
+        ops::insert(ctx, f, item)
     };
-    if created || r.is_ok() {
+    if r.is_ok() {
         ctx.replicate_verbatim();
+    } else if created {
+        // the creation alone: a refusal of this server's memory limit is not replayed by
+        // replicas and the AOF, which apply no limit to it
+        let capacity = DEFAULT_CAPACITY.to_string();
+        ctx.replicate("CF.RESERVE", &[args[1].as_slice(), capacity.as_bytes()][..]);
     }
     match r {
         // RedisBloom's CF.ADD replies 1 for every copy it adds
@@ -219,18 +224,25 @@ fn insert_many(ctx: &Context, args: Vec<RedisString>, nx: bool) -> RedisResult {
         if !create {
             return Err(e(errors::NOT_FOUND));
         }
-        c.store(&slot)?;
+        c.store(ctx, &slot)?;
     }
     let f = filter_mut(slot.value()?.ok_or(e(errors::NOT_FOUND))?, Family::Cuckoo)?;
     let mut out = Vec::with_capacity(args.len() - at);
     let mut changed = created;
+    // the items inserted, if some were refused for the memory limit
+    let (mut added, mut too_big) = (Vec::new(), false);
     for item in &args[at..] {
         let r = if nx {
-            ops::insert_if_absent(f, item.as_slice())
+            ops::insert_if_absent(ctx, f, item.as_slice())
         } else {
-            ops::insert(f, item.as_slice())
+            ops::insert(ctx, f, item.as_slice())
         };
         changed |= matches!(r, Ok(true)) || (r.is_ok() && !nx);
+        match r {
+            Ok(_) => added.push(item.as_slice()),
+            Err(Refusal::TooBig(_)) => too_big = true,
+            Err(_) => {}
+        }
         out.push(match r {
             // RESP3: booleans for CF.INSERT, integers for CF.INSERTNX (RedisBloom's replies)
             Ok(new) if nx => RedisValue::Integer(i64::from(new)),
@@ -240,7 +252,29 @@ fn insert_many(ctx: &Context, args: Vec<RedisString>, nx: bool) -> RedisResult {
             Err(Refusal::Other(_)) => RedisValue::StaticError(errors::NOT_ADDED),
         });
     }
-    if changed {
+    if too_big {
+        // replicas and the AOF get the items inserted, not the command: a refusal of this
+        // server's memory limit is not replayed there (they apply no limit to it), and the
+        // items refused for other reasons changed nothing
+        let capacity = c.capacity.to_string();
+        let mut argv: Vec<&[u8]> = vec![args[1].as_slice()];
+        match (created, added.is_empty()) {
+            (false, true) => return Ok(RedisValue::Array(out)),
+            (true, true) => {
+                argv.push(capacity.as_bytes());
+                ctx.replicate("CF.RESERVE", argv.as_slice());
+                return Ok(RedisValue::Array(out));
+            }
+            (true, false) => argv.extend([b"CAPACITY".as_slice(), capacity.as_bytes()]),
+            (false, false) => argv.push(b"NOCREATE"),
+        }
+        argv.push(b"ITEMS");
+        argv.extend(added);
+        ctx.replicate(
+            if nx { "CF.INSERTNX" } else { "CF.INSERT" },
+            argv.as_slice(),
+        );
+    } else if changed {
         ctx.replicate_verbatim();
     }
     Ok(RedisValue::Array(out))

@@ -82,7 +82,7 @@ pub fn loadchunk(ctx: &Context, args: Vec<RedisString>, family: Family) -> Redis
                     kind.name()
                 )));
             }
-            ops::check_size(total)?;
+            ops::check_size(ctx, total)?;
             slot.set(Stored {
                 state: State::Loading {
                     kind,
