@@ -1,7 +1,7 @@
 //! Keys of the module's type: opening them, telling a missing key from one of another type,
 //! and which command family may use which filter kind.
 
-use crate::errors::{e, LOADING, WRONGTYPE};
+use crate::errors::{e, ITEM_EXISTS, LOADING, WRONGTYPE};
 use crate::ffi::AMQ_TYPE;
 use crate::stored::{State, Stored};
 use amq::wire::Kind;
@@ -133,6 +133,21 @@ impl Slot {
         self.key
             .get_value::<Stored>(&AMQ_TYPE)
             .map_err(|_| e(WRONGTYPE))
+    }
+
+    /// `Ok` if the key is missing; else the error of a command that creates a filter there:
+    /// `ERR item exists` for a filter the family works on (or a load of one in progress),
+    /// `WRONGTYPE` for another (RedisBloom's `BF.*` and `CF.*` filters are types of their
+    /// own) or a key of another type.
+    ///
+    /// # Errors
+    /// As above.
+    pub fn vacant(&self, family: Family) -> Result<(), RedisError> {
+        match self.value()? {
+            None => Ok(()),
+            Some(s) if family.accepts(s.kind()) => Err(e(ITEM_EXISTS)),
+            Some(_) => Err(e(WRONGTYPE)),
+        }
     }
 
     /// `true` if the key exists (of any type).

@@ -53,6 +53,14 @@ pub enum State {
 }
 
 impl Stored {
+    /// The kind of the filter held or being loaded.
+    pub fn kind(&self) -> Kind {
+        match &self.state {
+            State::Ready(f) => f.kind(),
+            State::Loading { kind, .. } => *kind,
+        }
+    }
+
     /// A key holding `filter`.
     pub fn ready(filter: AnyFilter) -> Self {
         Stored {

@@ -132,6 +132,10 @@ fn bf_errors_are_redisbloom_strings() {
         "BF.CARD str",
         "BF.CARD cf",
         "BF.SCANDUMP cf 0",
+        // creating over the other family's filter (RedisBloom: another type)
+        "BF.RESERVE cf 0.01 100",
+        "BF.LOADCHUNK cf 1 data",
+        "BF.LOADCHUNK cf 2 data",
     ] {
         assert_eq!(fails(&mut c, command), wrongtype, "{command}");
     }
@@ -345,6 +349,9 @@ fn cf_errors_are_redisbloom_strings() {
         "CF.COUNT bf a",
         "CF.DEL bf a",
         "CF.INFO bf",
+        "CF.RESERVE bf 100",
+        "CF.LOADCHUNK bf 1 x",
+        "CF.LOADCHUNK bf 9 x",
     ] {
         assert_eq!(fails(&mut c, command), wrongtype, "{command}");
     }

@@ -142,9 +142,7 @@ pub fn reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
             .ok_or(e(errors::EXPANSION_RANGE))?;
     }
     let slot = Slot::open(ctx, &args[1]);
-    if slot.value()?.is_some() {
-        return Err(e(errors::ITEM_EXISTS));
-    }
+    slot.vacant(Family::Bloom)?;
     c.store(ctx, &slot)?;
     ctx.replicate_verbatim();
     Ok(RedisValue::SimpleStringStatic("OK"))

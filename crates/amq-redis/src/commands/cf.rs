@@ -118,9 +118,7 @@ pub fn reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     }
     c.capacity = capacity as u64;
     let slot = Slot::open(ctx, &args[1]);
-    if slot.value()?.is_some() {
-        return Err(e(errors::ITEM_EXISTS));
-    }
+    slot.vacant(Family::Cuckoo)?;
     c.store(ctx, &slot)?;
     ctx.replicate_verbatim();
     Ok(RedisValue::SimpleStringStatic("OK"))

@@ -93,6 +93,8 @@ pub fn loadchunk(ctx: &Context, args: Vec<RedisString>, family: Family) -> Redis
             })?;
         }
         None => return Err(e(errors::NOT_FOUND)),
+        // a filter of the other family is another type (RedisBloom's WRONGTYPE)
+        Some(s) if !family.accepts(s.kind()) => return Err(e(errors::WRONGTYPE)),
         Some(_) if it == 1 => return Err(e(errors::ITEM_EXISTS)),
         Some(s) => {
             let done = match &mut s.state {
@@ -100,9 +102,6 @@ pub fn loadchunk(ctx: &Context, args: Vec<RedisString>, family: Family) -> Redis
                     return Err(errors::err("the filter is loaded already"));
                 }
                 State::Loading { kind, total, bytes } => {
-                    if !family.accepts(*kind) {
-                        return Err(e(errors::WRONGTYPE));
-                    }
                     match stored::load_chunk(*kind, *total, bytes, it, data) {
                         Ok(Loaded::Partial) => None,
                         Ok(Loaded::Done(f)) => Some(Ok(*f)),
