@@ -122,7 +122,9 @@ fn window_neptune_preset_and_errors() {
         .arg("x")
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("wrong filter kind"));
+        .stderr(predicate::str::contains(
+            "wrong filter kind: expected sliding-window-bloom, found negative-cache",
+        ));
     let junk = dir.write("junk.amq", b"not a filter");
     amq().args(["window", "info"]).arg(&junk).assert().code(2);
 }

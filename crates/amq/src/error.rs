@@ -197,7 +197,20 @@ impl fmt::Display for Error {
                 "unsupported format version {found} (this build reads up to {supported})"
             ),
             Error::WrongKind { expected, found } => {
-                write!(f, "wrong filter kind: expected {expected}, found kind code {found}")
+                let kind = u16::try_from(*found)
+                    .ok()
+                    .and_then(crate::wire::Kind::from_code);
+                match kind {
+                    Some(kind) => write!(
+                        f,
+                        "wrong filter kind: expected {expected}, found {}",
+                        kind.name()
+                    ),
+                    None => write!(
+                        f,
+                        "wrong filter kind: expected {expected}, found kind code {found}"
+                    ),
+                }
             }
             Error::Unsupported { kind, operation } => {
                 write!(f, "a {kind} filter does not support {operation}")

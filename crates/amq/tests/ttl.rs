@@ -353,6 +353,37 @@ fn sized_from_n_fpr_and_ttl() {
         max_ttl: Some(9),
     };
     assert!(plan(&short).is_err()); // 9 ticks in 3 bits
+                                    // a longest TTL of 0 is refused (it was planned as a TTL of 1), and one too long for the
+                                    // stamps is refused by its own name, not as stamp bits the caller never gave
+    let refused = |max_ttl, tick| match plan(&TtlSpec {
+        items: 100,
+        fpr: 0.01,
+        tick,
+        stamp_bits: None,
+        max_ttl: Some(max_ttl),
+    }) {
+        Err(Error::InvalidParameter { name, reason }) => format!("{name}: {reason}"),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(refused(0, 1), "max_ttl: must be at least 1");
+    assert_eq!(
+        refused(u64::MAX, 1),
+        format!(
+            "max_ttl: {} is {} ticks of 1, more than 16 stamp bits count with room to expire \
+             (32768): take a longer tick",
+            u64::MAX,
+            u64::MAX
+        )
+    );
+    assert!(plan(&TtlSpec {
+        items: 100,
+        fpr: 0.01,
+        tick: 1,
+        stamp_bits: None,
+        max_ttl: Some(32_768),
+    })
+    .is_ok());
+    assert!(refused(32_769, 1).starts_with("max_ttl: 32769 is 32769 ticks"));
 }
 
 /// Through the registry: planned, created, stamped with `set_now`, encoded and decoded.

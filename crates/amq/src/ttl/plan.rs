@@ -140,12 +140,27 @@ pub(crate) fn shape(spec: &TtlSpec) -> Result<(TtlPlan, f64)> {
     if tick == 0 {
         return Err(Error::invalid("tick", "must be at least 1"));
     }
-    let ticks = spec.max_ttl.map(|t| t.div_ceil(tick).max(1));
+    if spec.max_ttl == Some(0) {
+        return Err(Error::invalid("max_ttl", "must be at least 1"));
+    }
+    let ticks = spec.max_ttl.map(|t| t.div_ceil(tick));
     let s = match (spec.stamp_bits, ticks) {
         (Some(s), _) => s,
         (None, Some(l)) => (64 - (l - 1).leading_zeros()) + 1, // ⌈log₂L⌉ + 1
         (None, None) => DEFAULT_STAMP_BITS,
     };
+    if let (None, Some(l), Some(t)) = (spec.stamp_bits, ticks, spec.max_ttl) {
+        if s > MAX_STAMP_BITS {
+            return Err(Error::invalid(
+                "max_ttl",
+                alloc::format!(
+                    "{t} is {l} ticks of {tick}, more than {MAX_STAMP_BITS} stamp bits count \
+                     with room to expire ({}): take a longer tick",
+                    1u64 << (MAX_STAMP_BITS - 1)
+                ),
+            ));
+        }
+    }
     if !(1..=MAX_STAMP_BITS).contains(&s) {
         return Err(Error::invalid(
             "stamp_bits",
