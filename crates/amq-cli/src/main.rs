@@ -118,11 +118,17 @@ fn command_path() -> String {
     use clap::CommandFactory;
     let mut command = Cli::command();
     let mut path = vec!["amq".to_string()];
-    for arg in std::env::args().skip(1) {
-        let Some(sub) = command.find_subcommand(&arg).cloned() else {
+    // `args_os`: `args` panics on an argument that is not UTF-8 (a file name, say), and this
+    // runs on the way to printing a usage error
+    for arg in std::env::args_os().skip(1) {
+        let Some(sub) = arg
+            .to_str()
+            .and_then(|a| command.find_subcommand(a))
+            .cloned()
+        else {
             break;
         };
-        path.push(arg);
+        path.push(arg.to_string_lossy().into_owned());
         command = sub;
     }
     path.join(" ")

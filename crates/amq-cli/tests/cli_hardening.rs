@@ -415,6 +415,14 @@ fn argument_errors_are_one_line() {
         assert_one_error(&out, says);
         assert!(out.stdout.is_empty());
     }
+    // an argument that is not UTF-8 (a Latin-1 file name) is a usage error, not a panic
+    use std::os::unix::ffi::OsStrExt;
+    let latin1 = std::ffi::OsStr::from_bytes(b"caf\xe9.txt");
+    for args in [vec![std::ffi::OsStr::new("build"), latin1], vec![latin1]] {
+        let out = amq().args(args).output().unwrap();
+        assert_one_error(&out, "");
+        assert!(out.stdout.is_empty());
+    }
     amq().arg("--version").assert().success();
     amq().args(["plan", "--help"]).assert().success();
 }
