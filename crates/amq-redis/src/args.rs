@@ -9,6 +9,16 @@ pub fn int(s: &RedisString) -> Option<i64> {
     s.parse_integer().ok()
 }
 
+/// The argument as an unsigned 64-bit integer in decimal, all of its range (Redis's
+/// `parse_unsigned_integer` reads through a signed integer and refuses 2^63 and above).
+pub fn unsigned(s: &RedisString) -> Option<u64> {
+    let text = std::str::from_utf8(s.as_slice()).ok()?;
+    text.bytes()
+        .all(|b| b.is_ascii_digit())
+        .then(|| text.parse().ok())
+        .flatten()
+}
+
 /// The argument as a double, as Redis parses one (no NaN).
 pub fn float(s: &RedisString) -> Option<f64> {
     s.parse_float().ok().filter(|f| !f.is_nan())

@@ -90,6 +90,8 @@ pub const BUSYKEY: &str = "BUSYKEY Target key name already exists.";
 pub const NOT_ADDED: &str = "ERR the item could not be added";
 /// amq's own: the memory limit, inside an array reply.
 pub const TOO_BIG: &str = "ERR the filter would go over amq.max-filter-bytes";
+/// amq's own: an `EXPANSION` beyond the library's 32-bit growth factor.
+pub const EXPANSION_TOO_LARGE: &str = "ERR EXPANSION must be at most 4294967295";
 /// amq's own: a syntax error in an amq option list.
 pub const SYNTAX: &str = "ERR syntax error";
 

@@ -118,7 +118,7 @@ mod entry {
         ],
         configurations: [
             i64: [
-                ["max-filter-bytes", &ops::MAX_FILTER_BYTES, ops::DEFAULT_MAX_FILTER_BYTES, 4096, i64::MAX, ConfigurationFlags::DEFAULT, None],
+                ["max-filter-bytes", &ops::MAX_FILTER_BYTES, ops::DEFAULT_MAX_FILTER_BYTES, 4096, i64::MAX, ConfigurationFlags::MEMORY, None],
             ],
             string: [],
             bool: [],

@@ -52,7 +52,8 @@ fn scalar(v: &Value) -> RedisValue {
         Value::Bool(b) => RedisValue::Bool(*b),
         Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
             (Some(i), _, _) => RedisValue::Integer(i),
-            (None, Some(u), _) => RedisValue::Integer(i64::try_from(u).unwrap_or(i64::MAX)),
+            // above a RESP integer's range (a seed): its decimal digits, not a clamped value
+            (None, Some(u), _) => RedisValue::BulkString(u.to_string()),
             (_, _, Some(f)) => RedisValue::Float(f),
             _ => RedisValue::Null,
         },

@@ -96,6 +96,10 @@ fn bf_errors_are_redisbloom_strings() {
             "ERR expansion should be greater or equal to 1",
         ),
         (
+            "BF.RESERVE k 0.01 100 EXPANSION 4294967296",
+            "ERR EXPANSION must be at most 4294967295",
+        ),
+        (
             "BF.RESERVE k 0.01 100 NONSCALING EXPANSION 2",
             "Nonscaling filters cannot expand",
         ),
@@ -190,8 +194,12 @@ fn bf_full_and_growth_limits() {
     }
     assert_eq!(refused.as_deref(), Some("Maximum expansions reached"));
     assert_eq!(ints(&ok(&mut c, "BF.INFO m FILTERS")), [64]);
-    // the memory limit: no new filter over it, no new link over it
-    ok(&mut c, "CONFIG SET amq.max-filter-bytes 8192");
+    // the memory limit (a memory setting: units as Redis's own take them): no new filter
+    // over it, no new link over it
+    ok(&mut c, "CONFIG SET amq.max-filter-bytes 1gb");
+    let v = ok(&mut c, "CONFIG GET amq.max-filter-bytes");
+    assert_eq!(bytes(&field(&v, "amq.max-filter-bytes")), b"1073741824");
+    ok(&mut c, "CONFIG SET amq.max-filter-bytes 8kb");
     let e = fails(&mut c, "BF.RESERVE big 0.01 100000");
     assert!(e.starts_with("ERR the filter would take"), "{e}");
     ok(&mut c, "BF.RESERVE g 0.01 1000");
@@ -319,6 +327,10 @@ fn cf_errors_are_redisbloom_strings() {
         (
             "CF.RESERVE k 10 EXPANSION -1",
             "EXPANSION parameter needs to be a non-negative integer",
+        ),
+        (
+            "CF.RESERVE k 10 EXPANSION 4294967296",
+            "ERR EXPANSION must be at most 4294967295",
         ),
         ("CF.RESERVE k 10 FOO 1", "Unknown argument received"),
         ("CF.RESERVE c 100", "ERR item exists"),

@@ -5,7 +5,7 @@
 
 use super::{chunks, spec};
 use crate::access::{self, filter_mut, read, Family, Slot};
-use crate::args::is;
+use crate::args::{is, unsigned};
 use crate::errors::{self, e};
 use crate::ops;
 use crate::replies::{boolean, json};
@@ -77,9 +77,8 @@ pub fn addat(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() < 4 {
         return Err(RedisError::WrongArity);
     }
-    let t = args[2]
-        .parse_unsigned_integer()
-        .map_err(|_| errors::err("the time must be unsigned seconds since the Unix epoch"))?;
+    let t = unsigned(&args[2])
+        .ok_or_else(|| errors::err("the time must be unsigned seconds since the Unix epoch"))?;
     add_at(ctx, &args[1], Time::Given(t), &args[3..])
 }
 
@@ -192,9 +191,8 @@ fn placed_at(f: &AnyFilter, rest: &[RedisString]) -> Result<Option<At>, RedisErr
     if rest.len() < 3 || !is(&rest[0], word) {
         return Ok(None);
     }
-    let n = rest[1]
-        .parse_unsigned_integer()
-        .map_err(|_| errors::err(format!("{word} needs an unsigned integer")))?;
+    let n = unsigned(&rest[1])
+        .ok_or_else(|| errors::err(format!("{word} needs an unsigned integer")))?;
     Ok(Some(make(n)))
 }
 
@@ -233,9 +231,7 @@ pub fn del(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 fn slash(ctx: &Context, key: &RedisString, epoch: &RedisString, item: &RedisString) -> RedisResult {
-    let epoch = epoch
-        .parse_unsigned_integer()
-        .map_err(|_| errors::err("EPOCH needs an unsigned integer"))?;
+    let epoch = unsigned(epoch).ok_or_else(|| errors::err("EPOCH needs an unsigned integer"))?;
     let slot = Slot::open(ctx, key);
     let f = filter_mut(slot.value()?.ok_or(e(errors::NOT_FOUND))?, Family::Any)?;
     match f.remove_at(item.as_slice(), At::Epoch(epoch)) {
@@ -279,9 +275,8 @@ pub fn delat(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() != 4 {
         return Err(RedisError::WrongArity);
     }
-    let t = args[2]
-        .parse_unsigned_integer()
-        .map_err(|_| errors::err("the time must be unsigned seconds since the Unix epoch"))?;
+    let t = unsigned(&args[2])
+        .ok_or_else(|| errors::err("the time must be unsigned seconds since the Unix epoch"))?;
     del_at(ctx, &args[1], Time::Given(t), &args[3])
 }
 

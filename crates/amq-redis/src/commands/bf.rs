@@ -136,10 +136,10 @@ pub fn reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
             return Err(e(errors::NONSCALING_EXPANSION));
         }
         let s = int(v).ok_or(e(errors::BAD_EXPANSION))?;
-        c.expansion = u32::try_from(s)
-            .ok()
-            .filter(|&s| s >= 1)
-            .ok_or(e(errors::EXPANSION_RANGE))?;
+        if s < 1 {
+            return Err(e(errors::EXPANSION_RANGE));
+        }
+        c.expansion = u32::try_from(s).map_err(|_| e(errors::EXPANSION_TOO_LARGE))?;
     }
     let slot = Slot::open(ctx, &args[1]);
     slot.vacant(Family::Bloom)?;

@@ -99,7 +99,10 @@ pub fn reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
             }
         } else if is(k, "EXPANSION") {
             let x = int(v).ok_or(e(errors::PARSE_EXPANSION))?;
-            c.expansion = u32::try_from(x).map_err(|_| e(errors::CF_EXPANSION_RANGE))?;
+            if x < 0 {
+                return Err(e(errors::CF_EXPANSION_RANGE));
+            }
+            c.expansion = u32::try_from(x).map_err(|_| e(errors::EXPANSION_TOO_LARGE))?;
         } else if is(k, "ERROR") {
             c.fpr = float(v).ok_or(e(errors::BAD_ERROR_RATE))?;
             if !in_unit_interval(c.fpr) {

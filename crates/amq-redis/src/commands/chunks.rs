@@ -102,6 +102,9 @@ pub fn loadchunk(ctx: &Context, args: Vec<RedisString>, family: Family) -> Redis
                     return Err(errors::err("the filter is loaded already"));
                 }
                 State::Loading { kind, total, bytes } => {
+                    // a load begun by RESTORE (or under a higher limit) is held to the
+                    // limit as one begun by the header chunk is
+                    ops::check_size(ctx, *total)?;
                     match stored::load_chunk(*kind, *total, bytes, it, data) {
                         Ok(Loaded::Partial) => None,
                         Ok(Loaded::Done(f)) => Some(Ok(*f)),

@@ -6,7 +6,7 @@
 //! [WAYS w] [WINDOWBITS W] [CHUNKBITS S] [BATCH B] [TICK t] [STAMPBITS s] [EPOCHITEMS B]
 //! [SEED s]`, the kind one of `Kind::name`'s (every kind an `.amq` file holds).
 
-use crate::args::{float, int, is};
+use crate::args::{float, int, is, unsigned};
 use crate::errors::{self, err};
 use amq::math::{Spec, Target};
 use amq::window::WindowParams;
@@ -110,7 +110,7 @@ pub fn parse(args: &[RedisString]) -> Result<(Spec, u64), RedisError> {
             o.epoch_items = Some(number("EPOCHITEMS", v)?);
         } else if is(k, "SEED") {
             o.seed = Some(
-                v.and_then(|s| s.parse_unsigned_integer().ok())
+                v.and_then(unsigned)
                     .ok_or_else(|| err("SEED needs an unsigned 64-bit integer"))?,
             );
         } else if is(k, "NONSCALING") {
