@@ -64,9 +64,10 @@ struct NewArgs {
 struct InsertArgs {
     #[command(flatten)]
     clocked: super::ClockedInsertArgs,
-    /// The time-to-live in seconds.
+    /// The time-to-live in seconds (default: the filter's default TTL, its --max-ttl when
+    /// it was created, else half the longest TTL its stamps hold).
     #[arg(long)]
-    ttl: u64,
+    ttl: Option<u64>,
 }
 
 /// Ask whether items are live: `maybe` or `no` for each (exit 1 if any is `no`).
@@ -171,9 +172,10 @@ fn insert(a: InsertArgs) -> Result<ExitCode> {
     let update = crate::fsio::Update::lock(&c.filter)?;
     let mut f = load(&c.filter)?;
     let now = now_or_clock(c.now);
+    let ttl = a.ttl.unwrap_or(f.default_ttl());
     let (mut count, mut new) = (0u64, 0u64);
     input::for_each_item(&c.files, c.hex, |item| {
-        let stored = f.insert(item, now, a.ttl).with_context(|| {
+        let stored = f.insert(item, now, ttl).with_context(|| {
             format!(
                 "item {} ({}); nothing was written",
                 count + 1,
@@ -187,7 +189,7 @@ fn insert(a: InsertArgs) -> Result<ExitCode> {
     update.replace(&crate::fsio::encode(f.size_bytes(), || f.to_bytes())?)?;
     eprintln!(
         "inserted {count} items ({new} new entries), live until {}",
-        amq::ttl::expiry(now, a.ttl, f.tick())
+        amq::ttl::expiry(now, ttl, f.tick())
     );
     Ok(ExitCode::SUCCESS)
 }
