@@ -54,7 +54,10 @@ pub fn fingerprint_bits_for(fpr: f64) -> Result<u32> {
     if !(fpr > 0.0 && fpr < 1.0) {
         return Err(Error::invalid(
             "fpr",
-            alloc::format!("must be strictly between 0 and 1, got {fpr}"),
+            alloc::format!(
+                "must be strictly between 0 and 1, got {}",
+                crate::math::Rate(fpr)
+            ),
         ));
     }
     let need = libm::ceil(libm::log2(2.0 * f64::from(SLOTS_PER_BUCKET) / fpr)).max(1.0);
@@ -66,8 +69,9 @@ pub fn fingerprint_bits_for(fpr: f64) -> Result<u32> {
             Error::invalid(
                 "fpr",
                 alloc::format!(
-                    "{fpr} needs {need} fingerprint bits; a cuckoo filter supports at most 16 \
-                     (ε ≥ 8/65536 ≈ 1.22e-4)"
+                    "{} needs {need:.1} fingerprint bits; a cuckoo filter supports at most 16 \
+                     (ε ≥ 8/65536 ≈ 1.22e-4)",
+                    crate::math::Rate(fpr)
                 ),
             )
         })

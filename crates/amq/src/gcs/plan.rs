@@ -91,7 +91,7 @@ pub fn for_fpr(n: u64, fpr: f64) -> Result<GcsPlan> {
     if !(fpr > 0.0 && fpr <= 1.0) {
         return Err(Error::invalid(
             "fpr",
-            alloc::format!("must be in (0, 1], got {fpr}"),
+            alloc::format!("must be in (0, 1], got {}", crate::math::Rate(fpr)),
         ));
     }
     // 1/fpr rounded up, with a relative tolerance so that 1/(1/M) gives M back

@@ -110,6 +110,21 @@ pub fn optimal_m(n: u64, fpr: f64) -> f64 {
     -(n as f64) * log(fpr) / (LN2 * LN2)
 }
 
+/// A false-positive rate in a message: as Rust prints an `f64` (`0.01`), or in scientific
+/// notation below 10⁻⁴ (`1e-300`, where the plain form runs to 300 digits).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Rate(pub f64);
+
+impl core::fmt::Display for Rate {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        if self.0 != 0.0 && self.0.abs() < 1e-4 {
+            write!(f, "{:e}", self.0)
+        } else {
+            write!(f, "{}", self.0)
+        }
+    }
+}
+
 fn check_n_fpr(n: u64, target: f64) -> Result<()> {
     if n == 0 {
         return Err(Error::invalid(
@@ -120,7 +135,7 @@ fn check_n_fpr(n: u64, target: f64) -> Result<()> {
     if !(target > 0.0 && target < 1.0) {
         return Err(Error::invalid(
             "fpr",
-            alloc::format!("must be strictly between 0 and 1, got {target}"),
+            alloc::format!("must be strictly between 0 and 1, got {}", Rate(target)),
         ));
     }
     Ok(())
@@ -256,6 +271,29 @@ pub fn binomial_sigma(p: f64, trials: u64) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    /// Rates in messages: plain down to 10⁻⁴, scientific below (a rate of 10⁻³⁰⁰ made a
+    /// 400-character message); the messages that print a rate the caller gave use it.
+    #[test]
+    fn rates_print_short() {
+        use super::Rate;
+        use alloc::string::ToString;
+        let shown: alloc::vec::Vec<_> = [0.01, 1e-4, 9e-5, 1e-300, 0.0, -2.5, 1.5]
+            .map(|x| Rate(x).to_string())
+            .into();
+        assert_eq!(
+            shown,
+            ["0.01", "0.0001", "9e-5", "1e-300", "0", "-2.5", "1.5"]
+        );
+        let e = crate::CuckooFilter::with_fpr(10, 1e-300, 0)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("1e-300 needs 1000.0 fingerprint bits"), "{e}");
+        let e = crate::BloomFilter::with_fpr(10, -1e-300, 0)
+            .unwrap_err()
+            .to_string();
+        assert!(e.ends_with("got -1e-300"), "{e}");
+    }
+
     #[test]
     fn blocked_best_k_walk_agrees_with_the_exhaustive_scan() {
         let exhaustive = |n: u64, blocks: u64, max_k: u32| {

@@ -95,7 +95,10 @@ pub fn fingerprint_bits_for(e: f64) -> Result<u32> {
         .ok_or_else(|| {
             Error::invalid(
                 "fpr",
-                alloc::format!("{e} needs fingerprints of more than {MAX_SLOT_BITS} bits"),
+                alloc::format!(
+                    "{} needs fingerprints of more than {MAX_SLOT_BITS} bits",
+                    crate::math::Rate(e)
+                ),
             )
         })
 }

@@ -64,7 +64,10 @@ pub(crate) fn check_chain(capacity: u64, fpr: f64, expansion: u32, tightening: f
     if !(fpr > 0.0 && fpr < 1.0) {
         return Err(Error::invalid(
             "fpr",
-            alloc::format!("must be strictly between 0 and 1, got {fpr}"),
+            alloc::format!(
+                "must be strictly between 0 and 1, got {}",
+                crate::math::Rate(fpr)
+            ),
         ));
     }
     if expansion == 0 {

@@ -134,7 +134,10 @@ pub(crate) fn shape(spec: &TtlSpec) -> Result<(TtlPlan, f64)> {
     if !(e > 0.0 && e < 1.0) {
         return Err(Error::invalid(
             "fpr",
-            alloc::format!("must be strictly between 0 and 1, got {e}"),
+            alloc::format!(
+                "must be strictly between 0 and 1, got {}",
+                crate::math::Rate(e)
+            ),
         ));
     }
     if tick == 0 {
@@ -183,7 +186,8 @@ pub(crate) fn shape(spec: &TtlSpec) -> Result<(TtlPlan, f64)> {
             Error::invalid(
                 "fpr",
                 alloc::format!(
-                    "{e} needs more than {} fingerprint bits beside {s} stamp bits",
+                    "{} needs more than {} fingerprint bits beside {s} stamp bits",
+                    crate::math::Rate(e),
                     MAX_SLOT_BITS - s
                 ),
             )

@@ -71,7 +71,10 @@ fn per_generation_fpr(fpr: f64, g: u32) -> Result<f64> {
     if !(fpr > 0.0 && fpr < 1.0) {
         return Err(Error::invalid(
             "fpr",
-            alloc::format!("must be strictly between 0 and 1, got {fpr}"),
+            alloc::format!(
+                "must be strictly between 0 and 1, got {}",
+                crate::math::Rate(fpr)
+            ),
         ));
     }
     Ok(-libm::expm1(libm::log1p(-fpr) / f64::from(g)))

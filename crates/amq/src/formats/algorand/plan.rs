@@ -136,7 +136,10 @@ pub fn plan(supply: u64, target: f64, box_name_len: usize) -> Result<AlgorandPla
     if !(target > 0.0 && target < 1.0) {
         return Err(Error::invalid(
             "fpr",
-            alloc::format!("must be strictly between 0 and 1, got {target}"),
+            alloc::format!(
+                "must be strictly between 0 and 1, got {}",
+                crate::math::Rate(target)
+            ),
         ));
     }
     let classic = |bytes: usize, k: u8| crate::math::fpr(supply, bytes as u64 * 8, u32::from(k));
@@ -175,8 +178,9 @@ pub fn plan(supply: u64, target: f64, box_name_len: usize) -> Result<AlgorandPla
         return Err(Error::invalid(
             "fpr",
             alloc::format!(
-                "{supply} names at {target} need more than one 32,768-byte box; \
-                 the best one box reaches is {reachable:.3e}"
+                "{supply} names at {} need more than one 32,768-byte box; \
+                 the best one box reaches is {reachable:.3e}",
+                crate::math::Rate(target)
             ),
         ));
     };

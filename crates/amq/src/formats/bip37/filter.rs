@@ -44,7 +44,7 @@ pub fn core_size(n: u32, fpr: f64) -> Result<(usize, u32)> {
     if !(fpr > 0.0 && fpr <= 1.0) {
         return Err(Error::invalid(
             "fpr",
-            alloc::format!("must be in (0, 1], got {fpr}"),
+            alloc::format!("must be in (0, 1], got {}", crate::math::Rate(fpr)),
         ));
     }
     // -1 / LN2SQUARED * nElements * log(nFPRate), left to right, in double.
