@@ -35,6 +35,8 @@ membership_class!(
     chain: "ScalableBloomFilter",
     add: "Adds an item (a new link first if the active one is full). Returns False if it \
           may already have been there. Raises ``amq.FilterFullError`` if the chain cannot grow.",
+    inserted: "How many items were added: the ``add`` calls that returned True (an item that \
+               may already be present adds nothing), and a union adds the other chain's count.",
     {
         #[new]
         #[pyo3(signature = (n, fpr, seed = 0, expansion = 2, tightening = 0.5, nonscaling = false))]
@@ -96,6 +98,8 @@ membership_class!(
     add: "Adds one copy of an item (a new link first if no link can take it). Returns False \
           if a copy may already have been there. Raises ``amq.FilterFullError`` if the chain \
           cannot grow; nothing is lost.",
+    inserted: "The fingerprints held in every link: adds (a duplicate stores another copy) \
+               minus removes.",
     {
         #[new]
         #[pyo3(signature = (n, fpr, seed = 0, expansion = 2, tightening = 0.5))]

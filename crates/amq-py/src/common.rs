@@ -5,8 +5,10 @@
 /// `#[pymethods]` for a filter class `$cls` wrapping `self.inner`, whose `.amq` decoder is
 /// `$from` (`fn(&[u8]) -> amq::Result<Inner>`) and whose equality is `$eq`
 /// (`fn(&Inner, &Inner) -> bool`), followed by the kind's own methods `$($rest)*`.
+/// `inserted: $inserted` is the docstring of the `inserted` getter: what the kind counts
+/// differs (every add, the entries held, the adds that stored something new).
 macro_rules! filter_class {
-    ($cls:ident, $from:path, $eq:path, { $($rest:tt)* }) => {
+    ($cls:ident, $from:path, $eq:path, inserted: $inserted:literal, { $($rest:tt)* }) => {
         #[pyo3::pymethods]
         impl $cls {
             /// The filter as an ``.amq`` file: the same bytes the ``amq`` command line writes
@@ -19,14 +21,16 @@ macro_rules! filter_class {
                 self.to_bytes(py)
             }
 
-            /// Reads an ``.amq`` file of this kind (``amq.load`` reads any kind).
+            /// Reads an ``.amq`` file of this kind (``bytes`` or ``bytearray``; ``amq.load``
+            /// reads any kind).
             ///
             /// Raises ``ValueError`` for bytes that are not such a file (wrong magic, kind,
-            /// version or checksum, truncated or corrupt); never crashes, whatever the bytes.
+            /// version or checksum, truncated or corrupt), ``TypeError`` for an object that is
+            /// not bytes; never crashes, whatever the bytes.
             #[staticmethod]
-            fn from_bytes(data: &[u8]) -> pyo3::PyResult<Self> {
+            fn from_bytes(data: &pyo3::Bound<'_, pyo3::PyAny>) -> pyo3::PyResult<Self> {
                 use $crate::errors::IntoPy as _;
-                Ok(Self::wrap($from(data).py()?))
+                Ok(Self::wrap($crate::items::with_bytes(data, "data", $from)?.py()?))
             }
 
             fn __reduce__<'py>(
@@ -60,7 +64,7 @@ macro_rules! filter_class {
                 self.inner.seed()
             }
 
-            /// Items inserted (``add`` calls; a cuckoo filter: items held, adds minus removes).
+            #[doc = $inserted]
             #[getter]
             fn inserted(&self) -> u64 {
                 self.inner.inserted()
@@ -82,7 +86,8 @@ pub(crate) use filter_class;
 /// [`filter_class!`] for a membership filter `$cls` (items go in with `amq::Insert`, are
 /// asked for with `amq::Filter`, merge with `union`): adds `add` (its docstring `$add`),
 /// `in`/`contains`, `contains_many` (through the kind's `hash` and `contains_hash_batch`),
-/// `add_many`, `info`, `union`, `|` and `|=`, then the class's own methods.
+/// `add_many`, `info`, `union`, `|` and `|=`, then the class's own methods; `inserted` as
+/// for [`filter_class!`].
 /// `union: skip_self` makes `f.union(f)` a no-op (a Bloom filter or chain: OR-ing a table
 /// into itself changes nothing); `union: copy_self` unions a copy (a cuckoo filter or chain:
 /// every item is added again), and the union can raise `amq.FilterFullError`. `chain: "Name"`
@@ -90,8 +95,9 @@ pub(crate) use filter_class;
 /// `pyo3::prelude::*` in scope.
 macro_rules! membership_class {
     ($cls:ident, $from:path, union: $union:ident, chain: $name:literal, add: $add:literal,
-     { $($rest:tt)* }) => {
-        $crate::common::membership_class!($cls, $from, union: $union, add: $add, {
+     inserted: $inserted:literal, { $($rest:tt)* }) => {
+        $crate::common::membership_class!($cls, $from, union: $union, add: $add,
+            inserted: $inserted, {
             /// The links (filters of growing capacity) in the chain.
             #[getter]
             fn links(&self) -> u32 {
@@ -123,8 +129,9 @@ macro_rules! membership_class {
             $($rest)*
         });
     };
-    ($cls:ident, $from:path, union: skip_self, add: $add:literal, { $($rest:tt)* }) => {
-        $crate::common::membership_class!(@methods $cls, $from, $add, {
+    ($cls:ident, $from:path, union: skip_self, add: $add:literal, inserted: $inserted:literal,
+     { $($rest:tt)* }) => {
+        $crate::common::membership_class!(@methods $cls, $from, $add, $inserted, {
             /// Adds every item of ``other`` (same shape and seed, else ``ValueError``), in
             /// place.
             fn union(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
@@ -138,8 +145,9 @@ macro_rules! membership_class {
             $($rest)*
         });
     };
-    ($cls:ident, $from:path, union: copy_self, add: $add:literal, { $($rest:tt)* }) => {
-        $crate::common::membership_class!(@methods $cls, $from, $add, {
+    ($cls:ident, $from:path, union: copy_self, add: $add:literal, inserted: $inserted:literal,
+     { $($rest:tt)* }) => {
+        $crate::common::membership_class!(@methods $cls, $from, $add, $inserted, {
             /// Adds every item of ``other`` (same shape and seed, else ``ValueError``), in
             /// place; ``amq.FilterFullError`` if both sets do not fit (then nothing changes).
             fn union(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
@@ -154,8 +162,8 @@ macro_rules! membership_class {
             $($rest)*
         });
     };
-    (@methods $cls:ident, $from:path, $add:literal, { $($rest:tt)* }) => {
-        $crate::common::filter_class!($cls, $from, $crate::common::same, {
+    (@methods $cls:ident, $from:path, $add:literal, $inserted:literal, { $($rest:tt)* }) => {
+        $crate::common::filter_class!($cls, $from, $crate::common::same, inserted: $inserted, {
             #[doc = $add]
             fn add(&mut self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
                 use $crate::errors::IntoPy as _;
@@ -174,7 +182,9 @@ macro_rules! membership_class {
             /// ``[item in f for item in items]`` for an iterable or a NumPy ``uint64``/``int64``
             /// array: hashed and asked in batches that prefetch (a chain asks each link only
             /// for the items no newer link holds), with the GIL released. The answers to a
-            /// NumPy array are a NumPy ``bool`` array, to anything else a list.
+            /// NumPy array are a NumPy ``bool`` array, to anything else a list. Until it
+            /// returns, other threads may ask the filter too, but a call that changes it
+            /// raises ``RuntimeError`` (``Already borrowed``).
             fn contains_many<'py>(
                 &self,
                 py: Python<'py>,
@@ -187,8 +197,12 @@ macro_rules! membership_class {
             }
 
             /// Adds every item of an iterable (or a NumPy ``uint64``/``int64`` array) in order,
-            /// GIL released. On ``amq.FilterFullError`` (a cuckoo filter or a chain that cannot
-            /// take an item) the items before it stay added; the message says how many.
+            /// GIL released. An error part-way stops it there, with exactly the items before it
+            /// added: an object that is not an item (``TypeError``), an iterable that raises,
+            /// or ``amq.FilterFullError`` (a cuckoo filter or a chain that cannot take an item;
+            /// the message says how many were added). Until it returns, any call on the filter
+            /// from another thread, or from the iterable (a generator that asks ``k in f``),
+            /// raises ``RuntimeError`` (``Already mutably borrowed``).
             fn add_many(&mut self, py: Python<'_>, items: &Bound<'_, PyAny>) -> PyResult<()> {
                 $crate::filters::insert_batch(py, &mut self.inner, items)
             }
@@ -226,13 +240,50 @@ pub fn time(now: Option<u64>) -> u64 {
     now.unwrap_or_else(|| amq::clock::SystemClock.now())
 }
 
+std::thread_local! {
+    /// The time of the call running on this thread ([`at`]), if one set it.
+    static CALL_TIME: std::cell::Cell<Option<u64>> = const { std::cell::Cell::new(None) };
+}
+
+/// The clock of the kinds that read the time from their clock (`AgingBloom`,
+/// `NegativeCache`, `TtlCuckooFilter`): the time of the Python call running on the calling
+/// thread, which [`at`] sets. It holds nothing, so a copy, an unpickled or a loaded filter
+/// shares no time with another, and two threads asking one filter at different times each see
+/// their own (a batch runs its GIL-released chunks on the thread that called it).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CallClock;
+
+impl amq::clock::Clock for CallClock {
+    /// The time [`at`] set on this thread, or the system clock's outside such a call.
+    #[inline]
+    fn now(&self) -> u64 {
+        CALL_TIME
+            .with(std::cell::Cell::get)
+            .unwrap_or_else(|| time(None))
+    }
+}
+
+/// Runs `f` with [`CallClock`] reading `now` (default: the system clock's time, read once
+/// here) on this thread, then puts back the time it read before: a call made meanwhile on
+/// this thread (by an item's `__index__` or a batch's generator) sets its own time and leaves
+/// this one in place for the rest of `f`.
+pub fn at<R>(now: Option<u64>, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<u64>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            CALL_TIME.with(|t| t.set(self.0));
+        }
+    }
+    let _restore = Restore(CALL_TIME.with(|t| t.replace(Some(time(now)))));
+    f()
+}
+
 /// `a == b` for types whose `PartialEq` is the equality of their contents.
 pub fn same<T: PartialEq>(a: &T, b: &T) -> bool {
     a == b
 }
 
-/// Equality of the `.amq` bytes (for the kinds holding a clock, whose `PartialEq` compares
-/// the clocks' current times too).
+/// Equality of the `.amq` bytes: the time-based kinds are equal when their files are.
 pub fn same_bytes<T: ToBytes>(a: &T, b: &T) -> bool {
     a.to_bytes() == b.to_bytes()
 }
@@ -243,21 +294,20 @@ pub trait ToBytes {
     fn to_bytes(&self) -> Vec<u8>;
 }
 
-/// For a kind that reads the time from a clock (`$kind<ManualClock>`, which Python sets to
-/// each call's `now`): its [`ToBytes`] and its decoder `$from`, which gives the decoded
-/// filter a manual clock.
-macro_rules! manual_clock_kind {
+/// For a kind that reads the time from a clock (`$kind<CallClock>`): its [`ToBytes`] and its
+/// decoder `$from`, which gives the decoded filter a [`CallClock`].
+macro_rules! call_clock_kind {
     ($kind:ident, $from:ident) => {
-        impl $crate::common::ToBytes for $kind<amq::clock::ManualClock> {
+        impl $crate::common::ToBytes for $kind<$crate::common::CallClock> {
             fn to_bytes(&self) -> Vec<u8> {
                 $kind::to_bytes(self)
             }
         }
 
-        fn $from(bytes: &[u8]) -> amq::Result<$kind<amq::clock::ManualClock>> {
-            Ok($kind::from_bytes(bytes)?.with_clock(amq::clock::ManualClock::new(0)))
+        fn $from(bytes: &[u8]) -> amq::Result<$kind<$crate::common::CallClock>> {
+            Ok($kind::from_bytes(bytes)?.with_clock($crate::common::CallClock))
         }
     };
 }
 
-pub(crate) use manual_clock_kind;
+pub(crate) use call_clock_kind;

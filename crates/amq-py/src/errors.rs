@@ -3,7 +3,7 @@
 //! | `amq::Error` | Python |
 //! |---|---|
 //! | `Full` (a cuckoo filter that cannot take the item) | `amq.FilterFullError` |
-//! | an allocation that failed (`cannot allocate ...`, `... for this platform`) | `MemoryError` |
+//! | `OutOfMemory`, or a size that cannot be allocated (`cannot allocate ...`, `... for this platform`) | `MemoryError` |
 //! | everything else (parameters, corrupt input, unsupported operations) | `ValueError` |
 //!
 //! Python integers out of a parameter's range raise `OverflowError` (PyO3's conversion), and
@@ -35,6 +35,7 @@ pub fn to_py_context(e: amq::Error, context: impl std::fmt::Display) -> PyErr {
 fn with_message(e: amq::Error, message: String) -> PyErr {
     match e {
         amq::Error::Full { .. } => FilterFullError::new_err(message),
+        amq::Error::OutOfMemory { .. } => PyMemoryError::new_err(message),
         amq::Error::InvalidParameter { reason, .. }
             if reason.starts_with("cannot allocate") || reason.ends_with("for this platform") =>
         {

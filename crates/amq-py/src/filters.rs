@@ -172,7 +172,9 @@ macro_rules! bloom_class {
         }
 
         membership_class!($cls, amq::$kind::from_bytes, union: skip_self,
-            add: "Adds an item. Returns False if it may already have been there (every bit was set).", {
+            add: "Adds an item. Returns False if it may already have been there (every bit was set).",
+            inserted: "How many items were added: every ``add`` counts, a duplicate too, and a \
+                       union adds the other filter's count.", {
 
         /// A filter for ``n`` items at false-positive rate ``fpr`` (0 < fpr < 1), with ``k``
         /// fixed if given: m and k as ``amq build --fpr FPR --items N`` chooses them, so the
@@ -316,7 +318,8 @@ impl PyCuckoo {
 
 membership_class!(PyCuckoo, amq::CuckooFilter::from_bytes, union: copy_self,
     add: "Adds one copy of an item. Returns False if a copy may already have been there. \
-          Raises ``amq.FilterFullError`` if the table cannot take it.", {
+          Raises ``amq.FilterFullError`` if the table cannot take it.",
+    inserted: "The fingerprints held: adds (a duplicate stores another copy) minus removes.", {
     #[new]
     #[pyo3(signature = (buckets, fingerprint_bits, seed = 0))]
     fn new(buckets: u64, fingerprint_bits: u32, seed: u64) -> PyResult<Self> {

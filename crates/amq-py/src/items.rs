@@ -8,15 +8,16 @@
 //!   anything else raises `OverflowError`. So `f.add(5)` and `f.add(b"\x05" + bytes(7))` are
 //!   the same item, as they are for the Rust library (`f.insert(&5u64)`).
 //!
-//! A batch is a NumPy `uint64` or `int64` array (read in place, without a copy, through
-//! rust-numpy), or any iterable of items (copied once into one buffer, so the filter can work
-//! on it with the GIL released). The answers to a batch given as a NumPy array (of any dtype)
-//! are a NumPy `bool` array, to any other batch a list ([`answers`]).
+//! A batch is a NumPy `uint64` or `int64` array or a subclass such as `np.memmap` (read in
+//! place, without a copy, through rust-numpy), or any iterable of items (copied once into one
+//! buffer, so the filter can work on it with the GIL released). The answers to a batch given
+//! as a NumPy array (of any dtype) are a NumPy `bool` array, to any other batch a list
+//! ([`answers`]).
 
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyInt, PyIterator, PyList, PyString};
+use pyo3::types::{PyByteArray, PyBytes, PyInt, PyIterator, PyList, PyString, PyTuple, PyType};
 
 /// The message of the `TypeError` for an object that is not an item.
 fn not_an_item(obj: &Bound<'_, PyAny>) -> PyErr {
@@ -30,13 +31,21 @@ fn not_an_item(obj: &Bound<'_, PyAny>) -> PyErr {
 }
 
 /// The 8 little-endian bytes of an integer item.
+///
+/// As an `i64` first (one value has the same bytes as either type below 2**63): PyO3 reads it
+/// with `PyLong_AsLong`, which has a fast path for every size that `PyLong_AsUnsignedLongLong`
+/// (PyO3's `u64`) lacks on CPython 3.11 for values of 2**30 and more. Only an int outside
+/// the `i64` range is tried as a `u64`.
 fn int_bytes(obj: &Bound<'_, PyAny>) -> PyResult<[u8; 8]> {
-    if let Ok(v) = obj.extract::<u64>() {
-        return Ok(v.to_le_bytes());
-    }
+    let overflow = |e: &PyErr| e.is_instance_of::<PyOverflowError>(obj.py());
     match obj.extract::<i64>() {
+        Ok(v) => return Ok(v.to_le_bytes()),
+        Err(e) if overflow(&e) => {}
+        Err(_) => return Err(not_an_item(obj)),
+    }
+    match obj.extract::<u64>() {
         Ok(v) => Ok(v.to_le_bytes()),
-        Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => Err(PyOverflowError::new_err(
+        Err(e) if overflow(&e) => Err(PyOverflowError::new_err(
             "an int item must be in [-2**63, 2**64) (it is hashed as 8 little-endian bytes)",
         )),
         Err(_) => Err(not_an_item(obj)),
@@ -78,6 +87,9 @@ pub fn with_item<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(&[u8]) -> R) -> PyRes
     }
     if let Ok(s) = obj.cast_exact::<PyString>() {
         return utf8(s, f);
+    }
+    if obj.cast_exact::<PyInt>().is_ok() {
+        return Ok(f(&int_bytes(obj)?));
     }
     if let Ok(b) = obj.cast::<PyBytes>() {
         return Ok(f(b.as_bytes()));
@@ -218,9 +230,19 @@ pub enum Array<'py> {
     I64(PyReadonlyArray1<'py, i64>),
 }
 
-/// `true` if `obj` is a NumPy array (of any dtype and layout), without importing NumPy.
+/// `true` if `obj` is a NumPy array (of any dtype and layout), or of a subclass
+/// (`np.memmap`, `np.matrix`, ...), without importing NumPy: some class of its type's MRO is
+/// `numpy.ndarray`.
 pub fn is_ndarray(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
-    Ok(obj.get_type().name()?.to_cow()? == "ndarray")
+    let py = obj.py();
+    let mro = obj.get_type().getattr(pyo3::intern!(py, "__mro__"))?;
+    for ty in mro.cast_into::<PyTuple>()?.iter() {
+        let ty = ty.cast_into::<PyType>()?;
+        if ty.name()?.to_cow()? == "ndarray" && ty.module()?.to_cow()? == "numpy" {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// The answers to a batch, in its order: for a batch given as a NumPy array (`ndarray`,
@@ -292,8 +314,9 @@ fn push(arena: &mut Arena, item: &Bound<'_, PyAny>, bytes_only: Option<&str>) ->
 ///
 /// # Errors
 /// `TypeError` if `obj` is not iterable or holds an object that is not an item, the errors of
-/// [`with_item`], and `f`'s errors, which stop the batch there: the chunks before were
-/// handed to `f`.
+/// [`with_item`] and of the iterator, and `f`'s errors, each of which stops the batch there:
+/// every item before it was handed to `f` (the items read before a bad item or an iterator
+/// error go to `f` first, so that `add_many` adds exactly the items before it), none after.
 pub fn for_each_chunk<'py>(
     obj: &Bound<'py, PyAny>,
     bytes_only: Option<&str>,
@@ -313,13 +336,18 @@ pub fn for_each_chunk<'py>(
     loop {
         arena.data.clear();
         arena.ends.clear();
+        let mut failed = Ok(());
         for item in iter.by_ref().take(CHUNK) {
-            push(&mut arena, &item?, bytes_only)?;
+            failed = item.and_then(|item| push(&mut arena, &item, bytes_only));
+            if failed.is_err() {
+                break;
+            }
         }
         let full = arena.ends.len() == CHUNK;
         if !arena.ends.is_empty() {
             f(Items::Arena(&arena))?;
         }
+        failed?;
         if !full {
             return Ok(());
         }

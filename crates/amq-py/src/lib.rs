@@ -68,6 +68,9 @@ fn load<'py>(py: Python<'py>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, P
     wrap(py, f)
 }
 
+/// The keys of `amq::math::Target`, the alternative ways to size a Bloom or cuckoo filter.
+const TARGETS: [&str; 3] = ["fpr", "m_bits", "memory_bytes"];
+
 /// The spec from a dict and keyword arguments (the keyword arguments win); `kind` defaults to
 /// `bloom`.
 fn spec(
@@ -94,6 +97,34 @@ fn spec(
     // something, and the filter would silently not have it)
     let known = to_object(py, &spec)?;
     let known = known.cast::<PyDict>()?;
+    // the kinds sized by a `Target` take one of its keys: serde reads the first and leaves the
+    // others unknown, but the mistake is giving more than one
+    if matches!(
+        spec,
+        Spec::Bloom { .. }
+            | Spec::BlockedBloom { .. }
+            | Spec::SplitBlockBloom { .. }
+            | Spec::Cuckoo { .. }
+    ) {
+        let mut given = Vec::new();
+        for key in TARGETS {
+            if d.contains(key)? {
+                given.push(key);
+            }
+        }
+        if let [first @ .., last] = &given[..] {
+            if !first.is_empty() {
+                return Err(value_error(format!(
+                    "not a filter spec: fpr, m_bits and memory_bytes are alternatives (the \
+                     false-positive rate, the bits or the bytes to size a {} filter for): give \
+                     one, not {}{} and {last}",
+                    spec.kind().name(),
+                    if first.len() == 1 { "both " } else { "" },
+                    first.join(", "),
+                )));
+            }
+        }
+    }
     for key in d.keys() {
         if !known.contains(&key)? {
             let names: Vec<String> = known.keys().iter().map(|k| k.to_string()).collect();

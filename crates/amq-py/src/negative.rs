@@ -1,12 +1,11 @@
 //! `NegativeCache`: "definitely present" or "maybe absent", the other way round from a
 //! filter.
 
-use crate::common::{filter_class, manual_clock_kind, same_bytes};
+use crate::common::{at, call_clock_kind, filter_class, same_bytes, CallClock};
 use crate::convert::{new_filter, to_object};
 use crate::errors::IntoPy;
 use crate::items::{answers, for_each_chunk, is_ndarray, with_item};
-use crate::window::set_clock;
-use amq::clock::ManualClock;
+use amq::clock::Clock;
 use amq::math::Spec;
 use amq::{AnyFilter, NegativeCache};
 use pyo3::prelude::*;
@@ -21,26 +20,28 @@ use pyo3::prelude::*;
 /// known to be missing upstream, and skip the lookup for them.
 ///
 /// The methods that depend on the time take ``now`` (seconds since the Unix epoch; default:
-/// the system clock), as the command line's ``--now``.
+/// the system clock), as the command line's ``--now``. It is the call's own: calls at other
+/// times from other threads, or on a copy, do not change it.
 #[pyclass(module = "amq", name = "NegativeCache")]
 pub struct PyNegative {
-    pub inner: NegativeCache<ManualClock>,
+    pub inner: NegativeCache<CallClock>,
 }
 
-manual_clock_kind!(NegativeCache, negative_from_bytes);
+call_clock_kind!(NegativeCache, negative_from_bytes);
 
 impl PyNegative {
-    pub fn wrap(inner: NegativeCache<ManualClock>) -> Self {
-        PyNegative { inner }
-    }
-
-    fn at(&self, now: Option<u64>) -> &NegativeCache<ManualClock> {
-        set_clock(self.inner.clock(), now);
-        &self.inner
+    /// The class over `inner`, reading the time of each call ([`CallClock`]) instead of
+    /// `inner`'s clock.
+    pub fn wrap<C: Clock>(inner: NegativeCache<C>) -> Self {
+        PyNegative {
+            inner: inner.with_clock(CallClock),
+        }
     }
 }
 
-filter_class!(PyNegative, negative_from_bytes, same_bytes, {
+filter_class!(PyNegative, negative_from_bytes, same_bytes,
+    inserted: "How many times an item was added: every ``add``, a refresh of a held item too; \
+               removes, expiry and items pushed out do not lower it.", {
     /// 2**l slots of b-bit fingerprints (1 to 128) in sets of ``ways`` slots (a power of
     /// two), entries expiring ``ttl`` seconds after insertion if given: as ``amq negative new
     /// --l L --b B --ways W [--ttl T]`` makes it.
@@ -63,11 +64,10 @@ filter_class!(PyNegative, negative_from_bytes, same_bytes, {
         ttl: Option<u64>,
         now: Option<u64>,
     ) -> PyResult<bool> {
-        set_clock(self.inner.clock(), now);
-        match ttl {
+        at(now, || match ttl {
             None => with_item(item, |b| self.inner.insert(b)),
             Some(t) => with_item(item, |b| self.inner.insert_with_ttl(b, t))?.py(),
-        }
+        })
     }
 
     fn __contains__(&self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
@@ -78,18 +78,19 @@ filter_class!(PyNegative, negative_from_bytes, same_bytes, {
     /// False if it is maybe absent.
     #[pyo3(signature = (item, now = None))]
     fn contains(&self, item: &Bound<'_, PyAny>, now: Option<u64>) -> PyResult<bool> {
-        let c = self.at(now);
-        with_item(item, |b| c.contains(b))
+        at(now, || with_item(item, |b| self.inner.contains(b)))
     }
 
     /// Forgets an item: True if it was held and live.
     #[pyo3(signature = (item, now = None))]
     fn remove(&mut self, item: &Bound<'_, PyAny>, now: Option<u64>) -> PyResult<bool> {
-        set_clock(self.inner.clock(), now);
-        with_item(item, |b| self.inner.remove(b))
+        at(now, || with_item(item, |b| self.inner.remove(b)))
     }
 
-    /// Adds every item in order (GIL released).
+    /// Adds every item in order at ``now`` (GIL released). An error part-way (an object that
+    /// is not an item, an iterable that raises) stops it there, with exactly the items before
+    /// it added. Until it returns, any call on the cache from another thread or from the
+    /// iterable raises ``RuntimeError``.
     #[pyo3(signature = (items, now = None))]
     fn add_many(
         &mut self,
@@ -97,20 +98,23 @@ filter_class!(PyNegative, negative_from_bytes, same_bytes, {
         items: &Bound<'_, PyAny>,
         now: Option<u64>,
     ) -> PyResult<()> {
-        set_clock(self.inner.clock(), now);
         let inner = &mut self.inner;
-        for_each_chunk(items, None, |chunk| {
-            py.detach(|| {
-                let _ = chunk.try_for_each::<()>(|b| {
-                    inner.insert(b);
-                    Ok(())
+        at(now, || {
+            for_each_chunk(items, None, |chunk| {
+                py.detach(|| {
+                    let _ = chunk.try_for_each::<()>(|b| {
+                        inner.insert(b);
+                        Ok(())
+                    });
                 });
-            });
-            Ok(())
+                Ok(())
+            })
         })
     }
 
-    /// ``[cache.contains(item, now) for item in items]`` (GIL released).
+    /// ``[cache.contains(item, now) for item in items]`` (GIL released). Meanwhile other
+    /// threads may ask the cache, at any ``now``, but a call that changes it raises
+    /// ``RuntimeError``.
     #[pyo3(signature = (items, now = None))]
     fn contains_many<'py>(
         &self,
@@ -118,11 +122,13 @@ filter_class!(PyNegative, negative_from_bytes, same_bytes, {
         items: &Bound<'py, PyAny>,
         now: Option<u64>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let c = self.at(now);
+        let c = &self.inner;
         let mut out = Vec::new();
-        for_each_chunk(items, None, |chunk| {
-            py.detach(|| chunk.map_into(&mut out, |b| c.contains(b)));
-            Ok(())
+        at(now, || {
+            for_each_chunk(items, None, |chunk| {
+                py.detach(|| chunk.map_into(&mut out, |b| c.contains(b)));
+                Ok(())
+            })
         })?;
         answers(py, out, is_ndarray(items)?)
     }
@@ -135,7 +141,7 @@ filter_class!(PyNegative, negative_from_bytes, same_bytes, {
     /// Shape, occupancy and error rates as of ``now``: the keys of ``amq info --json``.
     #[pyo3(signature = (now = None))]
     fn info<'py>(&self, py: Python<'py>, now: Option<u64>) -> PyResult<Bound<'py, PyAny>> {
-        to_object(py, &self.at(now).info())
+        at(now, || to_object(py, &self.inner.info()))
     }
 
     fn __repr__(&self) -> String {

@@ -28,7 +28,9 @@ impl PyRln {
     }
 }
 
-filter_class!(PyRln, SlidingWindowCuckoo::from_bytes, same, {
+filter_class!(PyRln, SlidingWindowCuckoo::from_bytes, same,
+    inserted: "Registrations in all: every ``register``, a duplicate too; slashes do not lower \
+               it (``members`` does).", {
     /// Epochs of ``epoch_items`` registrations (B, at least 1; 7782, 15564, 31129, ... fill
     /// their tables best), every query's false-positive rate at most ``fpr``; else
     /// ``ValueError``.
@@ -49,7 +51,10 @@ filter_class!(PyRln, SlidingWindowCuckoo::from_bytes, same, {
     }
 
     /// Registers every item in order (GIL released) and returns their epochs, one per item.
-    /// On an error the items before it stay registered; the message says how many.
+    /// An error part-way (an object that is not an item, an iterable that raises, epochs
+    /// exhausted) stops it there, with exactly the items before it registered (the library's
+    /// errors say how many). Until it returns, any call on the set from another thread or
+    /// from the iterable raises ``RuntimeError``.
     fn register_many(&mut self, py: Python<'_>, items: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
         let inner = &mut self.inner;
         let mut epochs = Vec::new();
@@ -81,7 +86,8 @@ filter_class!(PyRln, SlidingWindowCuckoo::from_bytes, same, {
     }
 
     /// ``[f.contains(item, epoch) for item in items]`` (GIL released; one batch that
-    /// prefetches the buckets of the items ahead).
+    /// prefetches the buckets of the items ahead). Meanwhile other threads may ask the set,
+    /// but a call that changes it raises ``RuntimeError``.
     fn contains_many<'py>(
         &self,
         py: Python<'py>,

@@ -1,12 +1,11 @@
 //! `TtlCuckooFilter`: a cuckoo filter whose every entry expires on its own.
 
-use crate::common::{filter_class, manual_clock_kind, same_bytes, time};
+use crate::common::{at, call_clock_kind, filter_class, same_bytes, time, CallClock};
 use crate::convert::{new_filter, to_object};
 use crate::errors::{to_py_context, IntoPy};
 use crate::filters::contains_batch;
 use crate::items::{for_each_chunk, with_item};
-use crate::window::set_clock;
-use amq::clock::ManualClock;
+use amq::clock::Clock;
 use amq::math::Spec;
 use amq::ttl::TtlSpec;
 use amq::{AnyFilter, TtlCuckooFilter};
@@ -20,21 +19,29 @@ use pyo3::prelude::*;
 /// ``TtlCuckooFilter(items, fpr, tick, max_ttl=None, stamp_bits=None)`` holds ``items`` live
 /// items at false-positive rate ``fpr``, as ``amq ttl new`` makes it. The methods that depend
 /// on the time take ``now`` (seconds since the Unix epoch; default: the system clock), as the
-/// command line's ``--now``; ``ttl`` defaults to the filter's default TTL (``max_ttl``).
+/// command line's ``--now`` (the call's own: calls at other times from other threads, or on
+/// a copy, do not change it); ``ttl`` defaults to the filter's default TTL (``max_ttl``).
 #[pyclass(module = "amq", name = "TtlCuckooFilter")]
 pub struct PyTtl {
-    pub inner: TtlCuckooFilter<ManualClock>,
+    pub inner: TtlCuckooFilter<CallClock>,
 }
 
-manual_clock_kind!(TtlCuckooFilter, ttl_from_bytes);
+call_clock_kind!(TtlCuckooFilter, ttl_from_bytes);
 
 impl PyTtl {
-    pub fn wrap(inner: TtlCuckooFilter<ManualClock>) -> Self {
-        PyTtl { inner }
+    /// The class over `inner`, reading the time of each call ([`CallClock`]; only `info`
+    /// does, the other calls give the library their `now`) instead of `inner`'s clock.
+    pub fn wrap<C: Clock>(inner: TtlCuckooFilter<C>) -> Self {
+        PyTtl {
+            inner: inner.with_clock(CallClock),
+        }
     }
 }
 
-filter_class!(PyTtl, ttl_from_bytes, same_bytes, {
+filter_class!(PyTtl, ttl_from_bytes, same_bytes,
+    inserted: "How many new entries were stored: the ``add`` calls that returned True (a \
+               refresh of a live copy does not count); removes and expiry do not lower it \
+               (``live(now)`` counts the entries live).", {
     /// For ``items`` live items at false-positive rate ``fpr``, expiry to within ``tick``
     /// seconds, TTLs up to ``max_ttl`` seconds (also the default TTL) or ``tick * 2**(s-1)``
     /// by ``stamp_bits`` s (1 to 16, default 4); else ``ValueError``.
@@ -98,8 +105,10 @@ filter_class!(PyTtl, ttl_from_bytes, same_bytes, {
     }
 
     /// Adds every item in order, each to live ``ttl`` seconds from ``now`` (GIL released).
-    /// Stops at the first item the filter cannot take (``amq.FilterFullError``, saying how
-    /// many were added before it).
+    /// An error part-way stops it there, with exactly the items before it added: an object
+    /// that is not an item, an iterable that raises, or an item the filter cannot take
+    /// (``amq.FilterFullError``, saying how many were added before it). Until it returns, any
+    /// call on the filter from another thread or from the iterable raises ``RuntimeError``.
     #[pyo3(signature = (items, ttl = None, now = None))]
     fn add_many(
         &mut self,
@@ -126,7 +135,8 @@ filter_class!(PyTtl, ttl_from_bytes, same_bytes, {
     }
 
     /// ``[f.contains(item, now) for item in items]`` (GIL released; one batch that
-    /// prefetches the buckets of the items ahead).
+    /// prefetches the buckets of the items ahead). Meanwhile other threads may ask the
+    /// filter, but a call that changes it raises ``RuntimeError``.
     #[pyo3(signature = (items, now = None))]
     fn contains_many<'py>(
         &self,
@@ -158,8 +168,7 @@ filter_class!(PyTtl, ttl_from_bytes, same_bytes, {
     /// of ``amq info --json``.
     #[pyo3(signature = (now = None))]
     fn info<'py>(&self, py: Python<'py>, now: Option<u64>) -> PyResult<Bound<'py, PyAny>> {
-        set_clock(self.inner.clock(), now);
-        to_object(py, &self.inner.info())
+        at(now, || to_object(py, &self.inner.info()))
     }
 
     /// Buckets of four slots.

@@ -1,16 +1,18 @@
 //! The window kinds: `SlidingWindowBloom` (items at positions) and `AgingBloom` (items seen
 //! within the last window of insertions or seconds).
 
-use crate::common::{filter_class, manual_clock_kind, same, same_bytes};
+use crate::common::{at, call_clock_kind, filter_class, same, same_bytes, CallClock};
 use crate::convert::{new_filter, to_object};
 use crate::errors::{to_py, to_py_context, IntoPy};
 use crate::filters::contains_batch;
-use crate::items::{answers, for_each_chunk, is_ndarray, with_item, Batch};
-use amq::clock::ManualClock;
+use crate::items::{answers, for_each_chunk, is_ndarray, with_item, Array, Batch, Items};
+use amq::clock::Clock;
 use amq::math::Spec;
 use amq::window::{AgingBloom, Rotation, WindowParams};
 use amq::{AnyFilter, Filter, Insert};
+use pyo3::exceptions::PyOverflowError;
 use pyo3::prelude::*;
+use pyo3::types::PyInt;
 
 /// The sliding-window Bloom filter of mutator sets: every item has a position L, and its k
 /// bits fall in a window of W bits that slides by S bits every B positions; chunks that leave
@@ -38,7 +40,8 @@ impl PyWindow {
     }
 }
 
-filter_class!(PyWindow, amq::SlidingWindowBloom::from_bytes, same, {
+filter_class!(PyWindow, amq::SlidingWindowBloom::from_bytes, same,
+    inserted: "How many items were added: every ``add``, at any position, a duplicate too.", {
     /// W bits of window (a multiple of S, at most 2**36), S bits per chunk (a multiple of
     /// 64, at most 2**32), B insertions per slide, k indices per item (1 to 64); else
     /// ``ValueError``.
@@ -89,7 +92,10 @@ filter_class!(PyWindow, amq::SlidingWindowBloom::from_bytes, same, {
     }
 
     /// Adds every item at the next positions in order (GIL released); returns the first
-    /// position (the items get ``first, first + 1, ...``).
+    /// position (the items get ``first, first + 1, ...``). An error part-way (an object that
+    /// is not an item, an iterable that raises) stops it there, with exactly the items before
+    /// it added. Until it returns, any call on the filter from another thread or from the
+    /// iterable raises ``RuntimeError``.
     fn add_many(&mut self, py: Python<'_>, items: &Bound<'_, PyAny>) -> PyResult<u64> {
         let first = self.inner.next_position();
         let inner = &mut self.inner;
@@ -108,8 +114,10 @@ filter_class!(PyWindow, amq::SlidingWindowBloom::from_bytes, same, {
     }
 
     /// ``[f.contains(item, p) for item, p in zip(items, positions)]``; ``positions`` is one
-    /// int for every item, or a sequence as long as ``items``. GIL released; the queries run
-    /// as one prefetching batch.
+    /// int for every item, or an iterable of ints (or a NumPy integer array) as long as
+    /// ``items`` (else ``ValueError``); a negative position raises ``OverflowError``. GIL
+    /// released; the queries run as one prefetching batch, during which a call that changes
+    /// the filter from another thread raises ``RuntimeError``.
     fn contains_many<'py>(
         &self,
         py: Python<'py>,
@@ -119,10 +127,7 @@ filter_class!(PyWindow, amq::SlidingWindowBloom::from_bytes, same, {
         let ndarray = is_ndarray(items)?;
         let batch = Batch::read(items, None)?;
         let items = batch.items();
-        let positions: Vec<u64> = match positions.extract::<u64>() {
-            Ok(p) => vec![p; items.len()],
-            Err(_) => positions.extract()?,
-        };
+        let positions = read_positions(positions, items.len())?;
         if positions.len() != items.len() {
             return Err(crate::errors::value_error(format!(
                 "{} items but {} positions",
@@ -170,6 +175,40 @@ filter_class!(PyWindow, amq::SlidingWindowBloom::from_bytes, same, {
     }
 });
 
+/// The positions of a `contains_many` of `n` items: one int (a Python int or an object with
+/// `__index__`, such as a NumPy integer) for every item, else one per item from a NumPy
+/// `uint64`/`int64` array (read in place) or any iterable of ints.
+///
+/// # Errors
+/// `OverflowError` for a position outside `[0, 2**64)`, `TypeError` for an object that is
+/// neither an int nor an iterable of ints.
+fn read_positions(obj: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<u64>> {
+    // a NumPy array has `__index__` too (for its 0-d case): it is many positions
+    let ndarray = is_ndarray(obj)?;
+    if obj.cast::<PyInt>().is_ok()
+        || (!ndarray && obj.hasattr(pyo3::intern!(obj.py(), "__index__"))?)
+    {
+        return Ok(vec![obj.extract::<u64>()?; n]);
+    }
+    if let Some(array) = Array::of(obj)? {
+        match array.items() {
+            Items::U64(v) => return Ok(v.to_vec()),
+            Items::I64(v) => {
+                return v
+                    .iter()
+                    .map(|&p| {
+                        u64::try_from(p).map_err(|_| {
+                            PyOverflowError::new_err(format!("a position is at least 0, not {p}"))
+                        })
+                    })
+                    .collect()
+            }
+            Items::Arena(_) => {}
+        }
+    }
+    obj.try_iter()?.map(|p| p?.extract::<u64>()).collect()
+}
+
 /// The aging Bloom filter: g generations rotated by insertions or by seconds, so an item is
 /// found within the last window and forgotten after it.
 ///
@@ -177,22 +216,22 @@ filter_class!(PyWindow, amq::SlidingWindowBloom::from_bytes, same, {
 /// ``window`` insertions; ``AgingBloom.with_time_window(window_seconds, generations,
 /// items_per_generation, fpr)`` at least the last ``window_seconds`` seconds. The methods
 /// that depend on the time take ``now`` (seconds since the Unix epoch; default: the system
-/// clock), as the command line's ``--now``.
+/// clock), as the command line's ``--now``. It is the call's own: calls at other times from
+/// other threads, or on a copy, do not change it.
 #[pyclass(module = "amq", name = "AgingBloom")]
 pub struct PyAging {
-    pub inner: AgingBloom<ManualClock>,
+    pub inner: AgingBloom<CallClock>,
 }
 
-manual_clock_kind!(AgingBloom, aging_from_bytes);
-
-/// Sets a clock to `now`, or to the system clock's time.
-pub fn set_clock(clock: &ManualClock, now: Option<u64>) {
-    clock.set(crate::common::time(now));
-}
+call_clock_kind!(AgingBloom, aging_from_bytes);
 
 impl PyAging {
-    pub fn wrap(inner: AgingBloom<ManualClock>) -> Self {
-        PyAging { inner }
+    /// The class over `inner`, reading the time of each call ([`CallClock`]) instead of
+    /// `inner`'s clock.
+    pub fn wrap<C: Clock>(inner: AgingBloom<C>) -> Self {
+        PyAging {
+            inner: inner.with_clock(CallClock),
+        }
     }
 
     fn from_spec(spec: Spec, seed: u64) -> PyResult<Self> {
@@ -201,14 +240,11 @@ impl PyAging {
             _ => unreachable!("an aging spec makes an aging filter"),
         }
     }
-
-    fn at(&self, now: Option<u64>) -> &AgingBloom<ManualClock> {
-        set_clock(self.inner.clock(), now);
-        &self.inner
-    }
 }
 
-filter_class!(PyAging, aging_from_bytes, same_bytes, {
+filter_class!(PyAging, aging_from_bytes, same_bytes,
+    inserted: "How many items were added in all: every ``add``, a duplicate too, those rotated \
+               out still counted.", {
     /// Remembers at least the last ``window`` insertions, with a false-positive rate of at
     /// most ``fpr`` over all ``generations`` (2 to 64), as ``amq aging new --window`` makes it.
     #[staticmethod]
@@ -254,8 +290,7 @@ filter_class!(PyAging, aging_from_bytes, same_bytes, {
     /// over). Returns False if it may already have been there.
     #[pyo3(signature = (item, now = None))]
     fn add(&mut self, item: &Bound<'_, PyAny>, now: Option<u64>) -> PyResult<bool> {
-        set_clock(self.inner.clock(), now);
-        with_item(item, |b| self.inner.insert(b))?.py()
+        at(now, || with_item(item, |b| self.inner.insert(b)))?.py()
     }
 
     fn __contains__(&self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
@@ -266,11 +301,13 @@ filter_class!(PyAging, aging_from_bytes, same_bytes, {
     /// definitely not.
     #[pyo3(signature = (item, now = None))]
     fn contains(&self, item: &Bound<'_, PyAny>, now: Option<u64>) -> PyResult<bool> {
-        let f = self.at(now);
-        with_item(item, |b| f.contains(b))
+        at(now, || with_item(item, |b| self.inner.contains(b)))
     }
 
-    /// Adds every item in order (GIL released).
+    /// Adds every item in order at ``now`` (GIL released). An error part-way (an object that
+    /// is not an item, an iterable that raises) stops it there, with exactly the items before
+    /// it added. Until it returns, any call on the filter from another thread or from the
+    /// iterable raises ``RuntimeError``.
     #[pyo3(signature = (items, now = None))]
     fn add_many(
         &mut self,
@@ -278,12 +315,14 @@ filter_class!(PyAging, aging_from_bytes, same_bytes, {
         items: &Bound<'_, PyAny>,
         now: Option<u64>,
     ) -> PyResult<()> {
-        set_clock(self.inner.clock(), now);
-        crate::filters::insert_batch(py, &mut self.inner, items)
+        at(now, || {
+            crate::filters::insert_batch(py, &mut self.inner, items)
+        })
     }
 
     /// ``[f.contains(item, now) for item in items]`` (GIL released; batched, prefetching in
-    /// a filter of 16 MiB or more).
+    /// a filter of 16 MiB or more). Meanwhile other threads may ask the filter, at any
+    /// ``now``, but a call that changes it raises ``RuntimeError``.
     #[pyo3(signature = (items, now = None))]
     fn contains_many<'py>(
         &self,
@@ -291,15 +330,14 @@ filter_class!(PyAging, aging_from_bytes, same_bytes, {
         items: &Bound<'py, PyAny>,
         now: Option<u64>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        contains_batch!(py, self.at(now), items)
+        at(now, || contains_batch!(py, &self.inner, items))
     }
 
     /// Applies the rotations due by ``now`` (a time-rotated filter; the command line does
     /// this before it writes the file).
     #[pyo3(signature = (now = None))]
     fn expire(&mut self, now: Option<u64>) {
-        set_clock(self.inner.clock(), now);
-        self.inner.expire();
+        at(now, || self.inner.expire());
     }
 
     /// Clears the oldest generation and makes it the current one.
@@ -311,7 +349,7 @@ filter_class!(PyAging, aging_from_bytes, same_bytes, {
     /// ``amq info --json``.
     #[pyo3(signature = (now = None))]
     fn info<'py>(&self, py: Python<'py>, now: Option<u64>) -> PyResult<Bound<'py, PyAny>> {
-        to_object(py, &self.at(now).info())
+        at(now, || to_object(py, &self.inner.info()))
     }
 
     /// g, the generations.

@@ -380,6 +380,8 @@ def test_errors_are_python_exceptions_with_the_library_message():
     f = amq.BloomFilter(1024, 3)
     with pytest.raises(OverflowError, match="2\\*\\*64"):
         f.add(2**64)
+    with pytest.raises(OverflowError, match="2\\*\\*63"):
+        f.add(-(2**63) - 1)
     with pytest.raises(TypeError, match="not float"):
         f.add(1.5)
     with pytest.raises(TypeError, match="not NoneType"):
@@ -434,3 +436,139 @@ def test_repr_and_help_read_well():
     assert "FilterFullError" in amq.CuckooFilter.__doc__
     assert amq.BloomFilter.with_fpr.__text_signature__ == "(n, fpr, seed=0, k=None)"
     assert "definitely present" in amq.NegativeCache.__doc__
+
+
+def test_every_allocation_failure_is_a_memory_error():
+    """The library's OutOfMemory error, as well as the parameter errors of a size that cannot
+    be allocated, is MemoryError."""
+    with pytest.raises(MemoryError, match="cannot allocate .* for buckets"):
+        amq.CuckooFilter(2**36, 16)
+    f = amq.SlidingWindowCuckoo(2**37, 0.01)
+    with pytest.raises(MemoryError, match="cannot allocate"):
+        f.register(b"x")
+    assert f.members == 0
+
+
+def _raising_at(n, total=10_000):
+    for i in range(total):
+        if i == n:
+            raise KeyError("the source failed")
+        yield i
+
+
+@pytest.mark.parametrize("cls", [amq.BloomFilter, amq.SplitBlockBloomFilter, amq.CuckooFilter])
+def test_a_batch_stopped_part_way_keeps_exactly_the_items_before_the_error(cls):
+    f = cls.with_fpr(20_000, 0.01)
+    with pytest.raises(KeyError, match="the source failed"):
+        f.add_many(_raising_at(5000))
+    assert f.inserted == 5000
+    assert f.contains_many(range(5000)) == [True] * 5000
+    g = cls.with_fpr(20_000, 0.01)
+    with pytest.raises(TypeError, match="not NoneType"):
+        g.add_many([*range(5000), None, *range(5000, 6000)])
+    assert g.inserted == 5000 and g == f
+    # past a whole chunk and at its first item
+    h = cls.with_fpr(20_000, 0.01)
+    with pytest.raises(KeyError):
+        h.add_many(_raising_at(4096))
+    assert h.inserted == 4096
+
+
+T0 = 1_700_000_000
+
+
+@pytest.mark.parametrize("make,add", [
+    (lambda: amq.SlidingWindowBloom(1 << 12, 1 << 8, 4, 5), lambda f, i: f.add_many(i)),
+    (lambda: amq.AgingBloom.with_window(10**5, 4, 0.01), lambda f, i: f.add_many(i, now=T0)),
+    (lambda: amq.NegativeCache(16), lambda f, i: f.add_many(i, now=T0)),
+    (lambda: amq.TtlCuckooFilter(20_000, 0.01, 60), lambda f, i: f.add_many(i, now=T0)),
+    (lambda: amq.SlidingWindowCuckoo(100_000, 0.01), lambda f, i: f.register_many(i)),
+], ids=["window", "aging", "negative", "ttl", "rln"])
+def test_the_other_batch_adds_keep_exactly_the_items_before_the_error(make, add):
+    f = make()
+    with pytest.raises(KeyError):
+        add(f, _raising_at(5000))
+    g = make()
+    add(g, range(5000))
+    assert f == g
+
+
+def test_numpy_subclasses_are_read_as_arrays(tmp_path):
+    values = np.arange(10_000, dtype=np.uint64) * np.uint64(2654435761)
+    mm = np.memmap(tmp_path / "keys.u64", dtype=np.uint64, mode="w+", shape=values.shape)
+    mm[:] = values
+    mm.flush()
+    ro = np.memmap(tmp_path / "keys.u64", dtype=np.uint64, mode="r", shape=values.shape)
+    for cls in (amq.BloomFilter, amq.SplitBlockBloomFilter, amq.CuckooFilter):
+        f = cls.with_fpr(len(values), 0.01)
+        f.add_many(ro)
+        g = cls.with_fpr(len(values), 0.01)
+        g.add_many(values)
+        assert f == g
+        answers = f.contains_many(ro)
+        assert type(answers) is np.ndarray and answers.dtype == np.bool_
+        assert answers.all()
+
+    class Tagged(np.ndarray):
+        pass
+
+    answers = amq.BloomFilter.with_fpr(10, 0.01).contains_many(values[:5].view(Tagged))
+    assert type(answers) is np.ndarray and answers.dtype == np.bool_
+
+
+def test_window_positions_are_any_iterable_of_ints_and_never_negative():
+    f = amq.SlidingWindowBloom(1 << 12, 1 << 8, 4, 5)
+    f.add_many(["a", "b", "c"])
+    want = [True, True, True]
+    assert f.contains_many(["a", "b", "c"], (p for p in range(3))) == want
+    assert f.contains_many(["a", "b", "c"], range(3)) == want
+    assert f.contains_many(["a", "b", "c"], np.arange(3, dtype=np.int64)) == want
+    assert f.contains_many(["a", "b", "c"], np.arange(3, dtype=np.uint32)) == want
+    assert f.contains_many(["a", "b"], np.int64(0)) == [True, False]
+    with pytest.raises(OverflowError):
+        f.contains_many(["a"], -1)
+    with pytest.raises(OverflowError):
+        f.contains_many(["a", "b"], [0, -1])
+    with pytest.raises(OverflowError):
+        f.contains_many(["a", "b"], np.array([0, -1], dtype=np.int64))
+    with pytest.raises(ValueError, match="2 items but 3 positions"):
+        f.contains_many(["a", "b"], (p for p in range(3)))
+
+
+def test_inserted_says_what_each_kind_counts():
+    """The docstring of `inserted` says what the kind counts, and the count does that."""
+    b = amq.BloomFilter(1024, 3)
+    b.add("x"), b.add("x")
+    assert b.inserted == 2 and "a duplicate too" in type(b).inserted.__doc__
+    s = amq.ScalableBloomFilter(100, 0.01)
+    s.add("x"), s.add("x")
+    assert s.inserted == 1 and "returned True" in type(s).inserted.__doc__
+    t = amq.TtlCuckooFilter(100, 0.01, 10)
+    t.add("x", now=T0), t.add("x", now=T0)
+    assert t.inserted == 1 and "returned True" in type(t).inserted.__doc__
+    c = amq.CuckooFilter(64, 12)
+    c.add("x"), c.add("x"), c.remove("x")
+    assert c.inserted == 1 and "minus removes" in type(c).inserted.__doc__
+
+
+def test_from_bytes_takes_bytes_and_bytearray_as_load_does():
+    f = amq.BloomFilter(1024, 3)
+    f.add("x")
+    data = bytearray(f.to_bytes())
+    assert amq.BloomFilter.from_bytes(data) == f == amq.load(data)
+    a = amq.AgingBloom.with_window(10, 2, 0.01)
+    assert amq.AgingBloom.from_bytes(bytearray(a.to_bytes())) == a
+    with pytest.raises(TypeError, match="bytes or bytearray, not str"):
+        amq.BloomFilter.from_bytes("AMQ")
+
+
+def test_a_spec_with_two_sizes_says_they_are_alternatives():
+    with pytest.raises(ValueError, match="fpr, m_bits and memory_bytes are alternatives.*"
+                                         "not both fpr and memory_bytes"):
+        amq.plan(items=10, fpr=0.01, memory_bytes=1000)
+    with pytest.raises(ValueError, match="alternatives.*a cuckoo filter.*not fpr, m_bits and "
+                                         "memory_bytes"):
+        amq.new(kind="cuckoo", items=10, fpr=0.01, m_bits=64, memory_bytes=1000)
+    # a kind whose fpr is not a size keeps the general message
+    with pytest.raises(ValueError, match="have no parameter m_bits"):
+        amq.plan(kind="aging-bloom", window=10, generations=4, fpr=0.01, m_bits=5)
