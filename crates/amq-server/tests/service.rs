@@ -492,3 +492,44 @@ async fn a_request_over_the_timeout_gets_408() {
         StatusCode::OK
     );
 }
+
+#[tokio::test]
+async fn a_change_that_timed_out_in_the_queue_is_not_made() {
+    let limits = Limits {
+        timeout: std::time::Duration::from_millis(100),
+        ..Limits::default()
+    };
+    let app = app(AppState::new(Arc::new(Slow::default()), limits, None).unwrap());
+    let create = |name: &str| {
+        let app = app.clone();
+        let uri = format!("/api/v1/filters/{name}");
+        async move {
+            call(
+                &app,
+                Method::PUT,
+                &uri,
+                Some(json!({"kind": "bloom", "items": 10, "fpr": 0.1})),
+            )
+            .await
+        }
+    };
+    // the first is being committed (half a second) when the second joins the queue; both
+    // time out, but only the first had been logged
+    let first = tokio::spawn(create("first"));
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    let second = create("second").await;
+    assert_eq!(second.status, StatusCode::REQUEST_TIMEOUT);
+    assert_eq!(first.await.unwrap().status, StatusCode::REQUEST_TIMEOUT);
+    // once the committer has caught up, the first exists and the second does not
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let get = |name: &'static str| {
+        let app = app.clone();
+        async move {
+            call(&app, Method::GET, &format!("/api/v1/filters/{name}"), None)
+                .await
+                .status
+        }
+    };
+    assert_eq!(get("first").await, StatusCode::OK);
+    assert_eq!(get("second").await, StatusCode::NOT_FOUND);
+}

@@ -1,5 +1,6 @@
 //! The committer thread: group commit, then apply in order, then reply.
 
+use super::growth;
 use super::record::{self, Outcome, Tag};
 use super::{keys, read, unix_now, write, FilterEntry, Job, KeysetEntry, Shared};
 use crate::error::ApiError;
@@ -29,6 +30,8 @@ pub(super) struct Committer {
 
 /// A job planned into the commit, applied once the commit is durable.
 enum Step {
+    /// The requester stopped waiting before the job was planned: nothing to do or answer.
+    Dropped,
     Fail(Box<dyn FnOnce(ApiError) + Send>, ApiError),
     CreateFilter(String, Arc<FilterEntry>, super::Reply<()>),
     DeleteFilter(String, Arc<FilterEntry>, super::Reply<()>),
@@ -167,6 +170,11 @@ impl Committer {
                 Some(e) => e.clone(),
                 None => read(&shared.filters).get(name).cloned(),
             };
+        if job.requester_gone() {
+            // the request timed out (408) before its change was logged: it is dropped, so a
+            // 408 from waiting in the queue means the change was not made
+            return Step::Dropped;
+        }
         match job {
             Job::CreateFilter {
                 name,
@@ -202,6 +210,14 @@ impl Committer {
             } => match filter_of(filters, &name) {
                 None => fail(reply, ApiError::not_found(format!("no filter {name:?}"))),
                 Some(entry) => {
+                    // an insert whose first item would take the filter over its limit is
+                    // answered now and not logged; the filter is as the record would find it
+                    // unless an earlier change of this batch is still to be applied to it
+                    if !seqs.contains_key(&Arc::as_ptr(&entry)) {
+                        if let Some(e) = record::refused_whole(&read(&entry.filter), &record) {
+                            return fail(reply, e);
+                        }
+                    }
                     let seq = seqs
                         .entry(Arc::as_ptr(&entry))
                         .or_insert_with(|| entry.next_seq.load(Ordering::Relaxed));
@@ -263,6 +279,7 @@ impl Committer {
             Write::DeleteRange(..) => unreachable!("steps point at puts"),
         };
         match step {
+            Step::Dropped => {}
             Step::Fail(reply, e) => reply(e),
             Step::CreateFilter(name, entry, reply) => {
                 if let Some(old) = write(&self.shared.filters).insert(name, entry) {
@@ -283,8 +300,8 @@ impl Committer {
                 let outcome = {
                     let mut f = write(&entry.filter);
                     let outcome = record::apply(&mut f, rec);
-                    if let amq::AnyFilter::SlidingWindowBloom(_) = *f {
-                        entry.size.store(f.info().bytes, Ordering::Relaxed);
+                    if growth::changes_size(&f) {
+                        entry.size.store(f.size_bytes(), Ordering::Relaxed);
                     }
                     outcome
                 };
@@ -335,6 +352,7 @@ pub(super) fn apply_keyset(entry: &KeysetEntry, rec: &[u8]) -> Result<usize, Api
 impl Step {
     fn fail_with(self, e: ApiError) {
         match self {
+            Step::Dropped => {}
             // the job was refused whatever the store did
             Step::Fail(reply, original) => reply(original),
             Step::CreateFilter(_, _, r)

@@ -12,6 +12,7 @@
 //! outgrows its filter the committer writes a new snapshot and drops the log before it.
 
 mod committer;
+mod growth;
 pub mod keys;
 mod load;
 pub mod record;
@@ -43,7 +44,9 @@ pub struct FilterEntry {
     next_seq: AtomicU64,
     /// Bytes of change records since the last snapshot.
     log_bytes: AtomicU64,
-    /// The filter's payload bytes (it grows for a sliding-window filter).
+    /// The filter's payload bytes, as of its last change (the growing kinds change size:
+    /// the scalable Bloom and expandable cuckoo filters' links, the sliding-window kinds'
+    /// archive and epochs).
     pub size: AtomicU64,
     /// Set when the filter has been deleted (a snapshot due must not be written).
     deleted: AtomicBool,
@@ -51,7 +54,7 @@ pub struct FilterEntry {
 
 impl FilterEntry {
     fn new(filter: AnyFilter, next_seq: u64) -> Self {
-        let size = filter.info().bytes;
+        let size = filter.size_bytes();
         FilterEntry {
             filter: RwLock::new(filter),
             next_seq: AtomicU64::new(next_seq),
@@ -214,6 +217,20 @@ pub struct Engine {
     jobs: mpsc::Sender<Job>,
 }
 
+impl Job {
+    /// `true` once the request that sent the job has stopped waiting for its answer (it
+    /// timed out).
+    fn requester_gone(&self) -> bool {
+        match self {
+            Job::CreateFilter { reply, .. }
+            | Job::DeleteFilter { reply, .. }
+            | Job::CreateKeyset { reply, .. } => reply.is_closed(),
+            Job::Change { reply, .. } => reply.is_closed(),
+            Job::KeysetItems { reply, .. } => reply.is_closed(),
+        }
+    }
+}
+
 impl std::fmt::Debug for Job {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Job")
@@ -286,12 +303,20 @@ impl Engine {
         .await
     }
 
-    /// Inserts items into a filter; durable, then visible, on return.
+    /// Inserts items into a filter, each only while the filter stays within
+    /// `max_filter_bytes`; durable, then visible, on return.
     ///
     /// # Errors
-    /// 404 no such filter; 409 the filter is full (the items before stay in).
-    pub async fn insert(&self, name: &str, items: Items) -> Result<Outcome, ApiError> {
-        self.change(name, items.into_record(Tag::Insert)).await
+    /// 404 no such filter; 409 the filter is full, 422 an item would take a growing filter
+    /// over `max_filter_bytes` (the items before stay in, nothing of the rest is allocated).
+    pub async fn insert(
+        &self,
+        name: &str,
+        items: Items,
+        max_filter_bytes: u64,
+    ) -> Result<Outcome, ApiError> {
+        self.change(name, items.into_insert_record(max_filter_bytes))
+            .await
     }
 
     /// Removes an item from a filter.

@@ -5,9 +5,13 @@
 //! A record is `[version = 1][tag][time: u64 LE][payload]`; the time is the server's clock
 //! (seconds since the Unix epoch) when the change was committed, which an aging filter and
 //! a negative cache stamp items with. Payloads: items are `[len: u32 LE][bytes]` repeated;
-//! a removal is the item's bytes; a slash is `[epoch: u64 LE]` and the item's bytes; a merge
-//! is the other filter's `.amq` bytes; closing an epoch has no payload.
+//! an insert is the items and then the per-filter byte limit it was served under
+//! (`[max_filter_bytes: u64 LE]`, [`Tag::InsertWithin`]; the records of earlier versions,
+//! [`Tag::Insert`], have no limit); a removal is the item's bytes; a slash is
+//! `[epoch: u64 LE]` and the item's bytes; a merge is the other filter's `.amq` bytes;
+//! closing an epoch has no payload.
 
+use super::growth::{Guard, Refusal};
 use crate::error::ApiError;
 use amq::{AnyFilter, At, Inserted};
 
@@ -19,7 +23,8 @@ pub(crate) const HEADER: usize = 10;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
 pub(crate) enum Tag {
-    /// Insert items into a filter.
+    /// Insert items into a filter, with no limit on its growth (written by earlier versions;
+    /// still read).
     Insert = 1,
     /// Remove one item from a filter.
     Remove = 2,
@@ -33,6 +38,9 @@ pub(crate) enum Tag {
     Slash = 6,
     /// Close a sliding-window cuckoo filter's open epoch.
     Close = 7,
+    /// Insert items into a filter while it stays within the byte limit that ends the
+    /// payload (`--max-filter-bytes` when the insert was served).
+    InsertWithin = 8,
 }
 
 impl Tag {
@@ -45,6 +53,7 @@ impl Tag {
             5 => Tag::Issued,
             6 => Tag::Slash,
             7 => Tag::Close,
+            8 => Tag::InsertWithin,
             _ => return None,
         })
     }
@@ -104,11 +113,18 @@ impl Items {
         self.iter().collect()
     }
 
-    /// The record that inserts (or adds to a keyset set) these items.
+    /// The record that adds these items to a keyset's set.
     pub(crate) fn into_record(mut self, tag: Tag) -> Vec<u8> {
         self.buf[0] = VERSION;
         self.buf[1] = tag as u8;
         self.buf
+    }
+
+    /// The record that inserts these items into a filter, each only while the filter stays
+    /// within `max_filter_bytes`.
+    pub(crate) fn into_insert_record(mut self, max_filter_bytes: u64) -> Vec<u8> {
+        self.buf.extend_from_slice(&max_filter_bytes.to_le_bytes());
+        self.into_record(Tag::InsertWithin)
     }
 }
 
@@ -173,12 +189,15 @@ pub(crate) fn set_time(record: &mut [u8], now: u64) {
     record[2..HEADER].copy_from_slice(&now.to_le_bytes());
 }
 
-/// A record read back: its tag, time and payload.
+/// A record read back: its tag, time and payload (for an insert, the items without the
+/// limit after them).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Parsed<'a> {
     pub tag: Tag,
     pub time: u64,
     pub payload: &'a [u8],
+    /// The byte limit of an insert ([`Tag::InsertWithin`]).
+    pub max_filter_bytes: Option<u64>,
 }
 
 /// Reads a record's header; `None` if it is not a record this version wrote.
@@ -189,13 +208,28 @@ pub(crate) fn parse(record: &[u8]) -> Option<Parsed<'_>> {
     }
     let tag = Tag::from_u8(head[1])?;
     let time = u64::from_le_bytes(head[2..].try_into().ok()?);
-    if matches!(tag, Tag::Insert | Tag::Spent | Tag::Issued) {
+    let (payload, max_filter_bytes) = match tag {
+        Tag::InsertWithin => {
+            let (items, max) = payload.split_last_chunk::<8>()?;
+            (items, Some(u64::from_le_bytes(*max)))
+        }
+        _ => (payload, None),
+    };
+    if matches!(
+        tag,
+        Tag::Insert | Tag::InsertWithin | Tag::Spent | Tag::Issued
+    ) {
         count_items(payload)?;
     }
     if tag == Tag::Slash && payload.len() < 8 {
         return None;
     }
-    Some(Parsed { tag, time, payload })
+    Some(Parsed {
+        tag,
+        time,
+        payload,
+        max_filter_bytes,
+    })
 }
 
 /// What a change did.
@@ -203,7 +237,8 @@ pub(crate) fn parse(record: &[u8]) -> Option<Parsed<'_>> {
 pub enum Outcome {
     /// Per item inserted: whether it is new, and where a sliding-window kind placed it.
     Added(Vec<Inserted>),
-    /// The item was held (`true`) or definitely absent (`false`).
+    /// The item was held (`true`) or not (`false`: definitely absent; for a negative cache,
+    /// not held, nothing changed).
     Removed(bool),
     /// The merge happened.
     Merged,
@@ -211,30 +246,75 @@ pub enum Outcome {
     Closed(Option<u64>),
 }
 
+/// The answer to an insert stopped by the byte limit after `n` of its `of` items.
+fn over_limit(refusal: &Refusal, n: usize, of: usize) -> ApiError {
+    let Refusal::OverLimit {
+        size,
+        more,
+        at_most,
+        max,
+    } = refusal
+    else {
+        return ApiError::internal("a refusal that is not the limit's");
+    };
+    let at_most = if *at_most { "at most " } else { "" };
+    ApiError::unprocessable(format!(
+        "the filter takes {size} bytes and the next item needs {at_most}{more} more, \
+         over the per-filter limit of {max} (--max-filter-bytes): {n} of the {of} items were \
+         added (in order) before it, the rest were not"
+    ))
+}
+
+/// An insert whose first item the byte limit refuses, told before the record is logged (the
+/// committer then logs nothing and answers this): the answer [`apply`] would give. `None`
+/// for any other record, and when that cannot be told without changing the filter
+/// ([`growth::refuses_first`](super::growth::refuses_first)).
+pub(crate) fn refused_whole(filter: &AnyFilter, record: &[u8]) -> Option<ApiError> {
+    if !super::growth::changes_size(filter) {
+        return None;
+    }
+    let r = parse(record)?;
+    let max = r.max_filter_bytes?;
+    let first = ItemIter(r.payload).next()?;
+    let refusal = super::growth::refuses_first(filter, first, max)?;
+    Some(over_limit(&refusal, 0, count_items(r.payload)?))
+}
+
 /// Applies a filter record: the same function at the change and at replay.
 ///
 /// # Errors
-/// The filter's own refusal (a full cuckoo filter: the items before the one that did not fit
-/// stay inserted; a kind that cannot delete or merge; a shape mismatch), which replay meets
-/// again at the same point, so the filter ends the same either way.
+/// The filter's own refusal (a full cuckoo filter; a kind that cannot delete or merge; a
+/// shape mismatch) and an insert that would take a growing filter over the record's byte
+/// limit: the items before the one refused stay inserted. Replay meets the refusal again at
+/// the same point (the limit is in the record), so the filter ends the same either way.
 pub(crate) fn apply(filter: &mut AnyFilter, record: &[u8]) -> Result<Outcome, ApiError> {
     let r = parse(record).ok_or_else(|| ApiError::internal("a corrupt change record"))?;
     filter.set_now(r.time);
     match r.tag {
-        Tag::Insert => {
+        Tag::Insert | Tag::InsertWithin => {
+            let mut guard = r.max_filter_bytes.map(|max| Guard::new(filter, max));
             let mut added = Vec::new();
             for item in ItemIter(r.payload) {
-                match filter.insert_placed(item) {
+                let inserted = match &mut guard {
+                    Some(g) => g.insert(filter, item),
+                    None => filter.insert_placed(item).map_err(Refusal::Filter),
+                };
+                // how many were added before the item refused, out of how many
+                let counts = || (added.len(), count_items(r.payload).unwrap_or(0));
+                match inserted {
                     Ok(new) => added.push(new),
-                    Err(amq::Error::Full { .. }) => {
+                    Err(Refusal::Filter(amq::Error::Full { .. })) => {
+                        let (n, of) = counts();
                         return Err(ApiError::conflict(format!(
-                            "the filter is full: {} of the {} items were added (in order) \
-                             before one did not fit",
-                            added.len(),
-                            count_items(r.payload).unwrap_or(0)
-                        )))
+                            "the filter is full: {n} of the {of} items were added (in order) \
+                             before one did not fit"
+                        )));
                     }
-                    Err(e) => return Err(e.into()),
+                    Err(Refusal::Filter(e)) => return Err(e.into()),
+                    Err(over @ Refusal::OverLimit { .. }) => {
+                        let (n, of) = counts();
+                        return Err(over_limit(&over, n, of));
+                    }
                 }
             }
             Ok(Outcome::Added(added))
@@ -278,6 +358,21 @@ mod tests {
     }
 
     #[test]
+    fn an_insert_record_carries_its_limit_after_the_items() {
+        let mut items = Items::new();
+        items.push(b"ab");
+        let rec = items.into_insert_record(12345);
+        let p = parse(&rec).unwrap();
+        assert_eq!(
+            (p.tag, p.max_filter_bytes),
+            (Tag::InsertWithin, Some(12345))
+        );
+        assert_eq!(ItemIter(p.payload).collect::<Vec<_>>(), vec![&b"ab"[..]]);
+        let old = Items::new().into_record(Tag::Insert);
+        assert_eq!(parse(&old).unwrap().max_filter_bytes, None);
+    }
+
+    #[test]
     fn malformed_records_are_refused_not_panicked_on() {
         for bad in [
             &[][..],
@@ -286,6 +381,11 @@ mod tests {
             &[1, 9, 0, 0, 0, 0, 0, 0, 0, 0],
             &[1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, b'a'],
             &[1, 6, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0],
+            // an insert with its limit cut short, and one whose items end early
+            &[1, 8, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3],
+            &[
+                1, 8, 0, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, b'a', 0, 0, 0, 0, 0, 0, 0, 0,
+            ],
         ] {
             assert!(parse(bad).is_none(), "{bad:?}");
         }

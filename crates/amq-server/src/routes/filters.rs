@@ -1,15 +1,16 @@
-//! `/api/v1/filters/...`: create, list, describe, delete, add, query, remove, export, import
-//! and merge filters.
+//! `/api/v1/filters/...`: create, list, describe, delete, add, query and remove filters, and
+//! close an epoch (export, import and merge are in [`super::exchange`]).
 
 use crate::engine::record::Outcome;
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{check_name, decode_item, Encoding, ItemList, Json, Path, Query};
+use crate::extract::{
+    check_name, decode_item, spec_from_object, Encoding, ItemList, Json, Path, Query,
+};
 use crate::AppState;
 use amq::math::Spec;
 use amq::{AnyFilter, At, Info, Inserted};
-use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -88,20 +89,38 @@ pub struct Question {
     pub epoch: Option<u64>,
 }
 
-/// Per item queried: "maybe present" (`true`) or "definitely absent" (`false`).
+/// Per item queried, in the order given. Every kind but one answers in `maybe`: "maybe
+/// present" (`true`) or "definitely absent" (`false`). A negative cache answers the other
+/// way round, in `definitely_present`: "definitely present" (`true`) or "maybe absent"
+/// (`false`: never added, or forgotten since).
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Maybe {
-    /// In the order given.
-    pub maybe: Vec<bool>,
+    /// "Maybe present" (`true`) or "definitely absent" (`false`); absent for a negative
+    /// cache.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub maybe: Option<Vec<bool>>,
+    /// A negative cache only: "definitely present" (`true`) or "maybe absent" (`false`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub definitely_present: Option<Vec<bool>>,
 }
 
-/// One item queried.
+/// One item queried: `maybe`, or for a negative cache `definitely_present` (as [`Maybe`]).
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ItemMaybe {
     /// The item as given in the path.
     pub item: String,
-    /// "Maybe present" (`true`) or "definitely absent" (`false`).
-    pub maybe: bool,
+    /// "Maybe present" (`true`) or "definitely absent" (`false`); absent for a negative
+    /// cache.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub maybe: Option<bool>,
+    /// A negative cache only: "definitely present" (`true`) or "maybe absent" (`false`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub definitely_present: Option<bool>,
+}
+
+/// `true` for a negative cache, which answers "definitely present" or "maybe absent".
+fn negative(f: &AnyFilter) -> bool {
+    matches!(f, AnyFilter::NegativeCache(_))
 }
 
 /// One item removed (or a member slashed at its epoch).
@@ -109,7 +128,7 @@ pub struct ItemMaybe {
 pub struct Removed {
     /// The item as given in the path.
     pub item: String,
-    /// Always `true` (a definitely absent item is a 404).
+    /// Always `true` (an item not held is a 404).
     pub removed: bool,
     /// The epoch a sliding-window cuckoo filter's member was slashed at.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -130,14 +149,6 @@ pub struct Closed {
 pub struct Deleted {
     /// Its name.
     pub deleted: String,
-}
-
-/// `POST .../merge`.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct MergeFrom {
-    /// The filter whose items are merged in (same kind, shape and seed).
-    pub from: String,
 }
 
 /// `?encoding=` of a path item, and for the sliding-window kinds where to ask for it.
@@ -206,7 +217,7 @@ fn refused(f: &AnyFilter, e: amq::Error) -> ApiError {
     err
 }
 
-fn entry(
+pub(super) fn entry(
     state: &AppState,
     name: &str,
 ) -> Result<std::sync::Arc<crate::engine::FilterEntry>, ApiError> {
@@ -216,7 +227,7 @@ fn entry(
         .ok_or_else(|| ApiError::not_found(format!("no filter {name:?}")))
 }
 
-fn check_cap(state: &AppState, bytes: u64) -> Result<(), ApiError> {
+pub(super) fn check_cap(state: &AppState, bytes: u64) -> Result<(), ApiError> {
     let cap = state.limits().max_filter_bytes;
     if bytes > cap {
         return Err(ApiError::unprocessable(format!(
@@ -226,18 +237,21 @@ fn check_cap(state: &AppState, bytes: u64) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// Reads a [`Spec`] and a seed from one JSON object: the spec's fields and `"seed"`.
-pub(crate) fn spec_and_seed(mut body: Value) -> Result<(Spec, u64), ApiError> {
-    let obj = body
-        .as_object_mut()
-        .ok_or_else(|| ApiError::unprocessable("expected a JSON object with a \"kind\""))?;
+/// Reads a [`Spec`] and a seed from one JSON object: the spec's fields and `"seed"`, and no
+/// field the kind does not take ([`spec_from_object`]).
+pub(crate) fn spec_and_seed(body: Value) -> Result<(Spec, u64), ApiError> {
+    let Value::Object(mut obj) = body else {
+        return Err(ApiError::unprocessable(
+            "expected a JSON object with a \"kind\"",
+        ));
+    };
     let seed = match obj.remove("seed") {
         None | Some(Value::Null) => 0,
         Some(s) => s
             .as_u64()
             .ok_or_else(|| ApiError::unprocessable("seed: expected an integer in 0..2^64"))?,
     };
-    Ok((serde_json::from_value(body)?, seed))
+    Ok((spec_from_object(obj, "field", &["seed"])?, seed))
 }
 
 /// Creates a filter.
@@ -262,7 +276,11 @@ pub async fn create(
     created(&state, &name, filter).await
 }
 
-async fn created(state: &AppState, name: &str, filter: AnyFilter) -> Result<Response, ApiError> {
+pub(super) async fn created(
+    state: &AppState,
+    name: &str,
+    filter: AnyFilter,
+) -> Result<Response, ApiError> {
     let info = filter.info();
     state.engine().create_filter(name, filter, false).await?;
     Ok((
@@ -320,23 +338,28 @@ pub async fn delete(
     responses((status = 200, description = "Added (on disk)", body = Added),
         (status = 404, description = "No such filter", body = ErrorBody),
         (status = 409, description = "The filter is full (the items before stay in)", body = ErrorBody),
-        (status = 413, description = "Over the item or body limit", body = ErrorBody)))]
+        (status = 413, description = "Over the item or body limit", body = ErrorBody),
+        (status = 422, description = "An item would take a growing filter over the per-filter \
+            limit (the items before stay in; nothing is allocated for the rest)", body = ErrorBody)))]
 pub async fn add(
     State(state): State<AppState>,
     Path(name): Path<String>,
     Json(list): Json<ItemList>,
 ) -> Result<axum::Json<Added>, ApiError> {
-    let e = entry(&state, &name)?;
-    check_cap(&state, e.size.load(std::sync::atomic::Ordering::Relaxed))?;
+    entry(&state, &name)?;
     let items = list.into_items(state.limits().max_items)?;
-    match state.engine().insert(&name, items).await? {
+    // the limit goes with the change: the committer checks each item that would make the
+    // filter grow against it, and so does replay
+    let max = state.limits().max_filter_bytes;
+    match state.engine().insert(&name, items, max).await? {
         Outcome::Added(inserted) => Ok(axum::Json(Added::new(&inserted))),
         _ => Err(ApiError::internal("an insert that did not add")),
     }
 }
 
 /// Queries items (a sliding-window Bloom filter at each item's position, a sliding-window
-/// cuckoo filter at an epoch).
+/// cuckoo filter at an epoch; a negative cache answers "definitely present" or "maybe
+/// absent").
 #[utoipa::path(post, path = "/api/v1/filters/{name}/contains", tag = "filters",
     params(("name" = String, Path)), request_body = Question,
     responses((status = 200, description = "Per item", body = Maybe),
@@ -359,10 +382,16 @@ pub async fn contains(
     let items = list.into_items(state.limits().max_items)?;
     let slices = items.slices();
     let mut maybe = vec![false; slices.len()];
+    let negative = e.read(negative);
     match (q.positions, q.epoch) {
-        (None, None) => e.read(|f| {
-            f.contains_batch(&slices, &mut maybe)
-                .map_err(|x| refused(f, x))
+        (None, None) => e.read(|f| match f {
+            AnyFilter::NegativeCache(c) => {
+                c.contains_batch(&slices, &mut maybe);
+                Ok(())
+            }
+            _ => f
+                .contains_batch(&slices, &mut maybe)
+                .map_err(|x| refused(f, x)),
         })?,
         (Some(_), Some(_)) => return Err(both()),
         (Some(positions), None) => {
@@ -379,11 +408,22 @@ pub async fn contains(
             e.read(|f| f.contains_batch_at(&slices, At::Epoch(epoch), &mut maybe))?
         }
     }
-    Ok(axum::Json(Maybe { maybe }))
+    Ok(axum::Json(if negative {
+        Maybe {
+            maybe: None,
+            definitely_present: Some(maybe),
+        }
+    } else {
+        Maybe {
+            maybe: Some(maybe),
+            definitely_present: None,
+        }
+    }))
 }
 
 /// Queries one item (`?position=L` for a sliding-window Bloom filter, `?epoch=E` for a
-/// sliding-window cuckoo filter).
+/// sliding-window cuckoo filter; a negative cache answers "definitely present" or "maybe
+/// absent").
 #[utoipa::path(get, path = "/api/v1/filters/{name}/contains/{item}", tag = "filters",
     params(("name" = String, Path), ("item" = String, Path), ItemAt),
     responses((status = 200, description = "The answer", body = ItemMaybe),
@@ -397,11 +437,21 @@ pub async fn contains_one(
 ) -> Result<axum::Json<ItemMaybe>, ApiError> {
     let e = entry(&state, &name)?;
     let bytes = decode_item(&item, q.encoding, "item")?;
-    let maybe = match at(q.position, q.epoch)? {
-        None => e.read(|f| f.contains(&bytes).map_err(|x| refused(f, x)))?,
-        Some(at) => e.read(|f| f.contains_at(&bytes, at))?,
+    let (answer, negative) = match at(q.position, q.epoch)? {
+        None => e.read(|f| match f {
+            AnyFilter::NegativeCache(c) => Ok((c.contains(&bytes), true)),
+            _ => f
+                .contains(&bytes)
+                .map(|m| (m, false))
+                .map_err(|x| refused(f, x)),
+        })?,
+        Some(at) => (e.read(|f| f.contains_at(&bytes, at))?, false),
     };
-    Ok(axum::Json(ItemMaybe { item, maybe }))
+    Ok(axum::Json(ItemMaybe {
+        item,
+        maybe: (!negative).then_some(answer),
+        definitely_present: negative.then_some(answer),
+    }))
 }
 
 /// Removes one item (a cuckoo filter or a negative cache), or slashes a member of a
@@ -409,7 +459,8 @@ pub async fn contains_one(
 #[utoipa::path(delete, path = "/api/v1/filters/{name}/items/{item}", tag = "filters",
     params(("name" = String, Path), ("item" = String, Path), ItemEpoch),
     responses((status = 200, description = "Removed (on disk)", body = Removed),
-        (status = 404, description = "No such filter, or the item is definitely absent", body = ErrorBody),
+        (status = 404, description = "No such filter, or the item is definitely absent (a \
+            negative cache: not held)", body = ErrorBody),
         (status = 409, description = "A kind that cannot delete", body = ErrorBody)))]
 pub async fn remove(
     State(state): State<AppState>,
@@ -442,87 +493,14 @@ pub async fn remove(
             removed: true,
             epoch: q.epoch,
         })),
+        // a negative cache that does not hold an item only knows it is maybe absent
+        _ if e.read(negative) => Err(ApiError::not_found(format!(
+            "{item:?} is not in the cache (never added, or forgotten since): nothing to remove"
+        ))),
         _ => Err(ApiError::not_found(format!(
             "{item:?} is definitely absent"
         ))),
     }
-}
-
-/// The `.amq` bytes, as `amq build` writes them.
-#[utoipa::path(get, path = "/api/v1/filters/{name}/export", tag = "filters",
-    params(("name" = String, Path)),
-    responses((status = 200, description = "The .amq file, with an ETag", content_type = "application/octet-stream", body = Vec<u8>),
-        (status = 304, description = "Unchanged since the If-None-Match ETag"),
-        (status = 404, description = "No such filter", body = ErrorBody)))]
-pub async fn export(
-    State(state): State<AppState>,
-    Path(name): Path<String>,
-    headers: HeaderMap,
-) -> Result<Response, ApiError> {
-    let bytes = entry(&state, &name)?.read(|f| f.to_bytes());
-    let etag = format!("\"{:016x}\"", amq::hash::checksum64(&bytes));
-    if crate::layers::etag_matches(&headers, &etag) {
-        return Ok((StatusCode::NOT_MODIFIED, [(header::ETAG, etag)]).into_response());
-    }
-    Ok((
-        [
-            (header::CONTENT_TYPE, "application/octet-stream".to_owned()),
-            (header::ETAG, etag),
-            (
-                header::CONTENT_DISPOSITION,
-                format!("attachment; filename=\"{name}.amq\""),
-            ),
-        ],
-        bytes,
-    )
-        .into_response())
-}
-
-/// Creates a filter from `.amq` bytes.
-#[utoipa::path(put, path = "/api/v1/filters/{name}/import", tag = "filters",
-    params(("name" = String, Path)),
-    request_body(content = Vec<u8>, content_type = "application/octet-stream", description = "An .amq file"),
-    responses((status = 201, description = "Created: its Info", body = Object),
-        (status = 409, description = "The name exists", body = ErrorBody),
-        (status = 413, description = "Over the body limit", body = ErrorBody),
-        (status = 422, description = "Not an .amq file, or over the memory cap", body = ErrorBody)))]
-pub async fn import(
-    State(state): State<AppState>,
-    Path(name): Path<String>,
-    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
-) -> Result<Response, ApiError> {
-    check_name(&name, "name")?;
-    let body = body?;
-    let filter = AnyFilter::from_bytes(&body)
-        .map_err(|e| ApiError::unprocessable(format!("not an .amq file: {e}")))?;
-    check_cap(&state, filter.info().bytes)?;
-    created(&state, &name, filter).await
-}
-
-/// Merges another filter into this one.
-#[utoipa::path(post, path = "/api/v1/filters/{name}/merge", tag = "filters",
-    params(("name" = String, Path)), request_body = MergeFrom,
-    responses((status = 200, description = "Merged (on disk): the Info after", body = Object),
-        (status = 404, description = "No such filter", body = ErrorBody),
-        (status = 409, description = "Kinds or shapes that do not match", body = ErrorBody)))]
-pub async fn merge(
-    State(state): State<AppState>,
-    Path(name): Path<String>,
-    Json(m): Json<MergeFrom>,
-) -> Result<axum::Json<Info>, ApiError> {
-    let target = entry(&state, &name)?;
-    let other = entry(&state, &m.from)?;
-    let (kind, bytes) = other.read(|f| (f.kind(), f.to_bytes()));
-    let mine = target.read(|f| f.kind());
-    if kind != mine {
-        return Err(ApiError::conflict(format!(
-            "cannot merge a {} filter into a {} filter",
-            kind.name(),
-            mine.name()
-        )));
-    }
-    state.engine().merge(&name, &bytes).await?;
-    Ok(axum::Json(target.read(|f| f.info())))
 }
 
 /// Closes a sliding-window cuckoo filter's open epoch early (an epoch that ends on a clock

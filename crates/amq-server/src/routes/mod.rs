@@ -2,6 +2,7 @@
 //! is generated from the same list the server serves.
 
 pub mod cashu;
+pub mod exchange;
 pub mod filters;
 pub mod meta;
 pub mod metrics;
@@ -30,9 +31,9 @@ where
         .routes(routes!(filters::contains))
         .routes(routes!(filters::contains_one))
         .routes(routes!(filters::remove))
-        .routes(routes!(filters::export))
-        .routes(routes!(filters::import))
-        .routes(routes!(filters::merge))
+        .routes(routes!(exchange::export))
+        .routes(routes!(exchange::import))
+        .routes(routes!(exchange::merge))
         .routes(routes!(filters::close))
         .routes(routes!(meta::plan))
         .routes(routes!(meta::healthz))

@@ -43,9 +43,16 @@ impl RedbStore {
     /// Opens (or creates) the store in directory `dir`, creating the directory if needed.
     ///
     /// # Errors
-    /// The directory cannot be created, the file cannot be opened (another server holds it),
-    /// or it is not a redb file.
+    /// `dir` is not a directory, it cannot be created, the file cannot be opened (another
+    /// server holds it), or it is not a redb file.
     pub fn open(dir: &Path) -> Result<Self, StoreError> {
+        // create_dir_all says only "File exists" of a file in the way
+        if dir.exists() && !dir.is_dir() {
+            return Err(err(format!(
+                "{}: not a directory (the store is a directory, which holds amq.redb)",
+                dir.display()
+            )));
+        }
         std::fs::create_dir_all(dir).map_err(|e| err(format!("{}: {e}", dir.display())))?;
         let path = dir.join("amq.redb");
         let db = open_db(&path)?;

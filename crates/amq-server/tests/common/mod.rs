@@ -1,5 +1,8 @@
-//! In-process calls to the router (`tower::ServiceExt::oneshot`).
+//! In-process calls to the router (`tower::ServiceExt::oneshot`); [`server`]: a real
+//! server process.
 #![allow(dead_code)]
+
+pub mod server;
 
 use amq_server::{app, AppState, Limits};
 use axum::body::{Body, Bytes};
