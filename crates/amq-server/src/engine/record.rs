@@ -6,8 +6,8 @@
 //! (seconds since the Unix epoch) when the change was committed, which an aging filter and
 //! a negative cache stamp items with. Payloads: items are `[len: u32 LE][bytes]` repeated;
 //! an insert is the items and then the per-filter byte limit it was served under
-//! (`[max_filter_bytes: u64 LE]`, [`Tag::InsertWithin`]; the records of earlier versions,
-//! [`Tag::Insert`], have no limit); a removal is the item's bytes; a slash is
+//! (`[max_filter_bytes: u64 LE]`, `Tag::InsertWithin`; the records of earlier versions,
+//! `Tag::Insert`, have no limit); a removal is the item's bytes; a slash is
 //! `[epoch: u64 LE]` and the item's bytes; a merge is the other filter's `.amq` bytes;
 //! closing an epoch has no payload.
 
@@ -196,7 +196,7 @@ pub(crate) struct Parsed<'a> {
     pub tag: Tag,
     pub time: u64,
     pub payload: &'a [u8],
-    /// The byte limit of an insert ([`Tag::InsertWithin`]).
+    /// The byte limit of an insert (`Tag::InsertWithin`).
     pub max_filter_bytes: Option<u64>,
 }
 
