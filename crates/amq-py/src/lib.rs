@@ -68,9 +68,6 @@ fn load<'py>(py: Python<'py>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, P
     wrap(py, f)
 }
 
-/// The keys of `amq::math::Target`, the alternative ways to size a Bloom or cuckoo filter.
-const TARGETS: [&str; 3] = ["fpr", "m_bits", "memory_bytes"];
-
 /// The spec from a dict and keyword arguments (the keyword arguments win); `kind` defaults to
 /// `bloom`.
 fn spec(
@@ -99,15 +96,9 @@ fn spec(
     let known = known.cast::<PyDict>()?;
     // the kinds sized by a `Target` take one of its keys: serde reads the first and leaves the
     // others unknown, but the mistake is giving more than one
-    if matches!(
-        spec,
-        Spec::Bloom { .. }
-            | Spec::BlockedBloom { .. }
-            | Spec::SplitBlockBloom { .. }
-            | Spec::Cuckoo { .. }
-    ) {
+    if Spec::takes_target(spec.kind()) {
         let mut given = Vec::new();
-        for key in TARGETS {
+        for key in amq::math::Target::KEYS {
             if d.contains(key)? {
                 given.push(key);
             }

@@ -144,9 +144,6 @@ pub fn check_name(name: &str, what: &str) -> Result<(), ApiError> {
     }
 }
 
-/// The three fields that give the target of the kinds sized by one (`Target`).
-const TARGETS: [&str; 3] = ["fpr", "m_bits", "memory_bytes"];
-
 /// Reads a [`Spec`] from a JSON object of its fields (a request body, or query parameters),
 /// refusing what serde would let through: a field the kind does not take (serde ignores
 /// unknown fields of a spec, as it must for the flattened target) and more than one of
@@ -165,10 +162,9 @@ pub fn spec_from_object(
 ) -> Result<Spec, ApiError> {
     let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
     // the kinds sized by a target are the ones the library sizes from one
-    let sized = amq::wire::Kind::from_name(kind)
-        .is_some_and(|k| Spec::sized(k, 1, Target::Fpr(0.5), None).is_ok());
+    let sized = amq::wire::Kind::from_name(kind).is_some_and(Spec::takes_target);
     if sized {
-        let given: Vec<&str> = TARGETS
+        let given: Vec<&str> = Target::KEYS
             .into_iter()
             .filter(|t| obj.contains_key(*t))
             .collect();
@@ -209,7 +205,7 @@ pub fn spec_from_object(
     let mut list: Vec<&str> = takes
         .keys()
         .map(String::as_str)
-        .filter(|k| *k != "kind" && !(sized && TARGETS.contains(k)))
+        .filter(|k| *k != "kind" && !(sized && Target::KEYS.contains(k)))
         .collect();
     list.extend_from_slice(also);
     let target = if sized {

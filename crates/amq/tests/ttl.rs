@@ -485,6 +485,16 @@ fn specs_plans_and_infos_as_json() {
     )
     .unwrap();
     assert_eq!(rln.kind().name(), "sliding-window-cuckoo");
+    // Target::KEYS are the targets' JSON names, in the order of the variants
+    use amq::math::Target;
+    for (target, key) in [Target::Fpr(0.5), Target::Bits(8), Target::Memory(8)]
+        .into_iter()
+        .zip(Target::KEYS)
+    {
+        let v = serde_json::to_value(Spec::sized(amq::wire::Kind::Bloom, 1, target, None).unwrap())
+            .unwrap();
+        assert!(v.get(key).is_some(), "{v}");
+    }
     for s in [spec, rln] {
         let plan = amq::math::plan(&s).unwrap();
         let text = serde_json::to_string(&plan).unwrap();

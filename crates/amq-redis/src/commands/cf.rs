@@ -162,10 +162,8 @@ fn add_one(ctx: &Context, args: Vec<RedisString>, nx: bool) -> RedisResult {
     if r.is_ok() {
         ctx.replicate_verbatim();
     } else if created {
-        // the creation alone: a refusal of this server's memory limit is not replayed by
-        // replicas and the AOF, which apply no limit to it
-        let capacity = DEFAULT_CAPACITY.to_string();
-        ctx.replicate("CF.RESERVE", &[args[1].as_slice(), capacity.as_bytes()][..]);
+        // the creation alone (see replicate_added)
+        replicate_added(ctx, &args[1], Some(DEFAULT_CAPACITY), &[], nx);
     }
     match r {
         // RedisBloom's CF.ADD replies 1 for every copy it adds
@@ -254,31 +252,43 @@ fn insert_many(ctx: &Context, args: Vec<RedisString>, nx: bool) -> RedisResult {
         });
     }
     if too_big {
-        // replicas and the AOF get the items inserted, not the command: a refusal of this
-        // server's memory limit is not replayed there (they apply no limit to it), and the
-        // items refused for other reasons changed nothing
-        let capacity = c.capacity.to_string();
-        let mut argv: Vec<&[u8]> = vec![args[1].as_slice()];
-        match (created, added.is_empty()) {
-            (false, true) => return Ok(RedisValue::Array(out)),
-            (true, true) => {
-                argv.push(capacity.as_bytes());
-                ctx.replicate("CF.RESERVE", argv.as_slice());
-                return Ok(RedisValue::Array(out));
-            }
-            (true, false) => argv.extend([b"CAPACITY".as_slice(), capacity.as_bytes()]),
-            (false, false) => argv.push(b"NOCREATE"),
-        }
-        argv.push(b"ITEMS");
-        argv.extend(added);
-        ctx.replicate(
-            if nx { "CF.INSERTNX" } else { "CF.INSERT" },
-            argv.as_slice(),
-        );
+        // the items refused for other reasons changed nothing
+        replicate_added(ctx, &args[1], created.then_some(c.capacity), &added, nx);
     } else if changed {
         ctx.replicate_verbatim();
     }
     Ok(RedisValue::Array(out))
+}
+
+/// Replicates what a write that this server's memory limit refused did, not the command
+/// (replicas and the AOF apply no limit to it): the insert of `items` as `CF.INSERT` (or
+/// `CF.INSERTNX`), creating the filter with `capacity` if the command created it, or
+/// `CF.RESERVE` if it created the filter and inserted nothing.
+fn replicate_added(
+    ctx: &Context,
+    key: &RedisString,
+    created: Option<u64>,
+    items: &[&[u8]],
+    nx: bool,
+) {
+    let capacity = created.map(|c| c.to_string());
+    let mut argv: Vec<&[u8]> = vec![key.as_slice()];
+    match (&capacity, items.is_empty()) {
+        (None, true) => return,
+        (Some(c), true) => {
+            argv.push(c.as_bytes());
+            ctx.replicate("CF.RESERVE", argv.as_slice());
+            return;
+        }
+        (Some(c), false) => argv.extend([b"CAPACITY".as_slice(), c.as_bytes()]),
+        (None, false) => argv.push(b"NOCREATE"),
+    }
+    argv.push(b"ITEMS");
+    argv.extend(items);
+    ctx.replicate(
+        if nx { "CF.INSERTNX" } else { "CF.INSERT" },
+        argv.as_slice(),
+    );
 }
 
 /// `CF.EXISTS key item`: "maybe present" (1) or "definitely absent" (0).

@@ -382,15 +382,17 @@ pub async fn contains(
     let items = list.into_items(state.limits().max_items)?;
     let slices = items.slices();
     let mut maybe = vec![false; slices.len()];
-    let negative = e.read(negative);
-    match (q.positions, q.epoch) {
+    // whether the answers are a negative cache's, told by the same read that gives them (the
+    // kinds asked at a position or an epoch are not negative caches)
+    let negative = match (q.positions, q.epoch) {
         (None, None) => e.read(|f| match f {
             AnyFilter::NegativeCache(c) => {
                 c.contains_batch(&slices, &mut maybe);
-                Ok(())
+                Ok(true)
             }
             _ => f
                 .contains_batch(&slices, &mut maybe)
+                .map(|()| false)
                 .map_err(|x| refused(f, x)),
         })?,
         (Some(_), Some(_)) => return Err(both()),
@@ -402,22 +404,22 @@ pub async fn contains(
                     positions.len()
                 )));
             }
-            e.read(|f| f.contains_batch_at_positions(&slices, &positions, &mut maybe))?
+            e.read(|f| f.contains_batch_at_positions(&slices, &positions, &mut maybe))?;
+            false
         }
         (None, Some(epoch)) => {
-            e.read(|f| f.contains_batch_at(&slices, At::Epoch(epoch), &mut maybe))?
+            e.read(|f| f.contains_batch_at(&slices, At::Epoch(epoch), &mut maybe))?;
+            false
         }
-    }
-    Ok(axum::Json(if negative {
-        Maybe {
-            maybe: None,
-            definitely_present: Some(maybe),
-        }
+    };
+    let (maybe, definitely_present) = if negative {
+        (None, Some(maybe))
     } else {
-        Maybe {
-            maybe: Some(maybe),
-            definitely_present: None,
-        }
+        (Some(maybe), None)
+    };
+    Ok(axum::Json(Maybe {
+        maybe,
+        definitely_present,
     }))
 }
 

@@ -29,6 +29,13 @@ pub enum Target {
     Memory(u64),
 }
 
+impl Target {
+    /// The names of the three targets in JSON (feature `serde`), in the order of the
+    /// variants: a spec of a kind sized by a target ([`Spec::takes_target`]) gives exactly
+    /// one of them.
+    pub const KEYS: [&'static str; 3] = ["fpr", "m_bits", "memory_bytes"];
+}
+
 /// A filter to plan or create: its kind and the kind's own parameters.
 ///
 /// As JSON (feature `serde`) the kind is the `"kind"` field (`bloom`, `blocked-bloom`,
@@ -184,6 +191,19 @@ impl Spec {
             Spec::ExpandableCuckoo { .. } => Kind::ExpandableCuckoo,
             Spec::SplitBlockBloom { .. } => Kind::SplitBlockBloom,
         }
+    }
+
+    /// `true` for the kinds sized from n and a [`Target`] ([`sized`](Self::sized) takes
+    /// them): the Bloom kinds and the cuckoo filter.
+    ///
+    /// # Example
+    /// ```
+    /// use amq::{math::Spec, wire::Kind};
+    /// assert!(Spec::takes_target(Kind::Cuckoo));
+    /// assert!(!Spec::takes_target(Kind::NegativeCache));
+    /// ```
+    pub fn takes_target(kind: Kind) -> bool {
+        Spec::sized(kind, 1, Target::Bits(1), None).is_ok()
     }
 
     /// The spec for n items and a target of a kind that is sized that way (the Bloom kinds
