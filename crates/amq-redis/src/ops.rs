@@ -87,94 +87,47 @@ impl Refusal {
 }
 
 /// Inserts an item's bytes: `Ok(true)` if it was new. A chain whose active link is full adds
-/// a link first, if it grows and the link fits within the memory limit; a sliding window (it
-/// archives as it goes) inserts only while it is within the limit.
+/// a link first, if it grows and the link fits within the memory limit; a sliding window
+/// (it archives as it goes) or a sliding-window cuckoo filter (it opens epoch tables) inserts
+/// only while what the item may add fits ([`AnyFilter::insert_within`]).
 ///
 /// # Errors
 /// A [`Refusal`]; the filter is unchanged.
 pub fn insert(ctx: &Context, f: &mut AnyFilter, item: &[u8]) -> Result<bool, Refusal> {
-    match f {
-        AnyFilter::ScalableBloom(s) => {
-            let h = s.hash(item);
-            match s.try_insert_hash(h) {
-                Err(Error::Full { .. }) => {
-                    grow(
-                        ctx,
-                        s.can_grow(),
-                        s.params().scaling,
-                        s.size_bytes(),
-                        || s.next_link_bytes(),
-                    )?;
-                    s.grow().map_err(|e| Refusal::Other(errors::lib(&e)))?;
-                    s.try_insert_hash(h)
-                        .map_err(|e| Refusal::Other(errors::lib(&e)))
-                }
-                other => other.map_err(|e| Refusal::Other(errors::lib(&e))),
-            }
-        }
-        AnyFilter::ExpandableCuckoo(c) => {
-            let h = c.hash(item);
-            match c.try_insert_hash(h) {
-                Err(Error::Full { .. }) => {
-                    let grows = c.params().expansion > 0;
-                    grow(ctx, c.can_grow(), grows, c.size_bytes(), || {
-                        c.next_link_bytes()
-                    })?;
-                    c.grow().map_err(|e| Refusal::Other(errors::lib(&e)))?;
-                    c.try_insert_hash(h)
-                        .map_err(|e| Refusal::Other(errors::lib(&e)))
-                }
-                other => other.map_err(|e| Refusal::Other(errors::lib(&e))),
-            }
-        }
-        AnyFilter::SlidingWindowBloom(_) | AnyFilter::SlidingWindowCuckoo(_) => {
-            insert_placed(ctx, f, item).map(|i| i.new)
-        }
-        _ => f.insert(item).map_err(|e| match e {
-            Error::Full { .. } => Refusal::Full,
-            e => Refusal::Other(errors::lib(&e)),
-        }),
-    }
+    insert_placed(ctx, f, item).map(|i| i.new)
 }
 
 /// [`insert`], also saying where a sliding-window kind placed the item (its position or
-/// epoch). A sliding-window kind grows as it goes (it archives chunks, it opens epochs), so
-/// it inserts only while one more chunk or epoch table stays within the limit.
+/// epoch).
 ///
 /// # Errors
 /// A [`Refusal`]; the filter is unchanged.
 pub fn insert_placed(ctx: &Context, f: &mut AnyFilter, item: &[u8]) -> Result<Inserted, Refusal> {
-    let more = match f {
-        AnyFilter::SlidingWindowBloom(w) => Some((w.size_bytes(), w.params().chunk_bits / 8)),
-        AnyFilter::SlidingWindowCuckoo(s) => Some((s.size_bytes(), s.epoch_bytes())),
-        _ => None,
+    let limit = limit();
+    let inserted = match f.insert_within(item, limit) {
+        // the limit of the server that answered the client held it (see check_size)
+        Err(Error::OverLimit { .. }) if replayed(ctx) => f.insert_placed(item),
+        other => other,
     };
-    match more {
-        Some((size, more)) => {
-            check_size(ctx, size.saturating_add(more)).map_err(Refusal::TooBig)?;
-            f.insert_placed(item)
-                .map_err(|e| Refusal::Other(errors::lib(&e)))
-        }
-        None => insert(ctx, f, item).map(|new| Inserted { new, at: None }),
-    }
+    inserted.map_err(|e| refusal(f, e, limit))
 }
 
-/// Decides whether a chain whose active link is full may add one.
-fn grow(
-    ctx: &Context,
-    can: bool,
-    grows: bool,
-    size: u64,
-    next: impl FnOnce() -> amq::Result<u64>,
-) -> Result<(), Refusal> {
-    if !grows {
-        return Err(Refusal::Full);
+/// What a library error of an insert into `f` replies.
+fn refusal(f: &AnyFilter, e: Error, limit: u64) -> Refusal {
+    // a chain that grows, refused: it has its most links, or the next link's ε cannot be met
+    let grows = match f {
+        AnyFilter::ScalableBloom(s) => s.params().scaling,
+        AnyFilter::ExpandableCuckoo(c) => c.params().expansion > 0,
+        _ => false,
+    };
+    match e {
+        Error::OverLimit { size, more, .. } => {
+            Refusal::TooBig(errors::too_big(size.saturating_add(more), limit))
+        }
+        Error::Full { .. } | Error::InvalidParameter { .. } if grows => Refusal::MaxLinks,
+        Error::Full { .. } => Refusal::Full,
+        e => Refusal::Other(errors::lib(&e)),
     }
-    if !can {
-        return Err(Refusal::MaxLinks);
-    }
-    let add = next().map_err(|_| Refusal::MaxLinks)?;
-    check_size(ctx, size.saturating_add(add)).map_err(Refusal::TooBig)
 }
 
 /// Inserts an item unless the filter may hold it already (`CF.ADDNX`, `CF.INSERTNX`):

@@ -342,6 +342,29 @@ fn now() -> u64 {
         .as_secs()
 }
 
+/// A sliding-window Bloom filter grows only when an item slides its window (a chunk of
+/// `CHUNKBITS` bits archived, counted at its largest): under a limit of exactly its window
+/// it takes the items of its window's batch and refuses the one that slides it.
+#[test]
+fn a_sliding_window_takes_items_up_to_the_limit() {
+    let s = Server::start(&[]);
+    let mut c = s.con();
+    ok(&mut c, "CONFIG SET amq.max-filter-bytes 4096");
+    ok(
+        &mut c,
+        "AMQ.RESERVE w sliding-window-bloom WINDOWBITS 32768 CHUNKBITS 512 BATCH 4 K 3",
+    );
+    assert_eq!(ints(&ok(&mut c, "AMQ.ADD w a b c d")), [0, 1, 2, 3]);
+    let e = fails(&mut c, "AMQ.ADD w e");
+    assert_eq!(
+        e,
+        "ERR the filter would take 4160 bytes, over amq.max-filter-bytes (4096)"
+    );
+    ok(&mut c, "CONFIG SET amq.max-filter-bytes 4160");
+    assert_eq!(ints(&ok(&mut c, "AMQ.ADD w e")), [4]);
+    assert_eq!(ints(&ok(&mut c, "AMQ.EXISTS w POSITION 0 a")), [1]);
+}
+
 #[test]
 fn merge_unions_filters_of_one_shape_and_refuses_others() {
     let s = Server::start(&[]);

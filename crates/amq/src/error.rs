@@ -118,6 +118,20 @@ pub enum Error {
         /// How many bytes were asked for.
         bytes: u64,
     },
+    /// An insert would take a filter that grows (a chain's next link, a sliding window's
+    /// archived chunks, an epoch table) over the byte limit it was given; the item was not
+    /// added and nothing changed.
+    OverLimit {
+        /// The filter's bytes before the item.
+        size: u64,
+        /// The bytes the item would add (at most that many when `at_most`).
+        more: u64,
+        /// `more` is a bound from above (a sliding-window Bloom filter's chunks counted as
+        /// full bitmaps, the most each can take).
+        at_most: bool,
+        /// The limit, in bytes.
+        limit: u64,
+    },
     /// Text input (hex, base64, JSON, a number) does not parse.
     Parse {
         /// What was being parsed.
@@ -158,6 +172,20 @@ impl Error {
         Error::OutOfMemory {
             what,
             bytes: count.saturating_mul(core::mem::size_of::<T>() as u64),
+        }
+    }
+
+    /// [`Error::OverLimit`] if `size + more` passes `limit`.
+    pub(crate) fn check_limit(size: u64, more: u64, at_most: bool, limit: u64) -> Result<()> {
+        if size.saturating_add(more) > limit {
+            Err(Error::OverLimit {
+                size,
+                more,
+                at_most,
+                limit,
+            })
+        } else {
+            Ok(())
         }
     }
 
@@ -225,6 +253,19 @@ impl fmt::Display for Error {
             Error::Corrupt { offset, reason } => write!(f, "corrupt input at byte {offset}: {reason}"),
             Error::OutOfMemory { what, bytes } => {
                 write!(f, "cannot allocate {bytes} bytes for {what}")
+            }
+            Error::OverLimit {
+                size,
+                more,
+                at_most,
+                limit,
+            } => {
+                let at_most = if *at_most { "at most " } else { "" };
+                write!(
+                    f,
+                    "the filter takes {size} bytes and the item needs {at_most}{more} more, \
+                     over the limit of {limit}; the item was not added"
+                )
             }
             Error::Parse { what, reason } => write!(f, "cannot parse {what}: {reason}"),
         }

@@ -103,6 +103,7 @@ extern crate alloc;
 
 pub mod bits;
 mod bloom;
+mod chain;
 pub mod clock;
 pub mod cuckoo;
 mod error;

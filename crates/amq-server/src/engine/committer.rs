@@ -1,6 +1,5 @@
 //! The committer thread: group commit, then apply in order, then reply.
 
-use super::growth;
 use super::record::{self, Outcome, Tag};
 use super::{keys, read, unix_now, write, FilterEntry, Job, KeysetEntry, Shared};
 use crate::error::ApiError;
@@ -300,7 +299,7 @@ impl Committer {
                 let outcome = {
                     let mut f = write(&entry.filter);
                     let outcome = record::apply(&mut f, rec);
-                    if growth::changes_size(&f) {
+                    if f.grows() {
                         entry.size.store(f.size_bytes(), Ordering::Relaxed);
                     }
                     outcome

@@ -12,7 +12,6 @@
 //! outgrows its filter the committer writes a new snapshot and drops the log before it.
 
 mod committer;
-mod growth;
 pub mod keys;
 mod load;
 pub mod record;

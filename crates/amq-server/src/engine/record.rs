@@ -11,7 +11,6 @@
 //! `[epoch: u64 LE]` and the item's bytes; a merge is the other filter's `.amq` bytes;
 //! closing an epoch has no payload.
 
-use super::growth::{Guard, Refusal};
 use crate::error::ApiError;
 use amq::{AnyFilter, At, Inserted};
 
@@ -246,13 +245,14 @@ pub enum Outcome {
     Closed(Option<u64>),
 }
 
-/// The answer to an insert stopped by the byte limit after `n` of its `of` items.
-fn over_limit(refusal: &Refusal, n: usize, of: usize) -> ApiError {
-    let Refusal::OverLimit {
+/// The answer to an insert stopped by the byte limit after `n` of its `of` items
+/// ([`amq::Error::OverLimit`]).
+fn over_limit(refusal: &amq::Error, n: usize, of: usize) -> ApiError {
+    let amq::Error::OverLimit {
         size,
         more,
         at_most,
-        max,
+        limit,
     } = refusal
     else {
         return ApiError::internal("a refusal that is not the limit's");
@@ -260,7 +260,7 @@ fn over_limit(refusal: &Refusal, n: usize, of: usize) -> ApiError {
     let at_most = if *at_most { "at most " } else { "" };
     ApiError::unprocessable(format!(
         "the filter takes {size} bytes and the next item needs {at_most}{more} more, \
-         over the per-filter limit of {max} (--max-filter-bytes): {n} of the {of} items were \
+         over the per-filter limit of {limit} (--max-filter-bytes): {n} of the {of} items were \
          added (in order) before it, the rest were not"
     ))
 }
@@ -268,15 +268,15 @@ fn over_limit(refusal: &Refusal, n: usize, of: usize) -> ApiError {
 /// An insert whose first item the byte limit refuses, told before the record is logged (the
 /// committer then logs nothing and answers this): the answer [`apply`] would give. `None`
 /// for any other record, and when that cannot be told without changing the filter
-/// ([`growth::refuses_first`](super::growth::refuses_first)).
+/// ([`AnyFilter::check_within`]).
 pub(crate) fn refused_whole(filter: &AnyFilter, record: &[u8]) -> Option<ApiError> {
-    if !super::growth::changes_size(filter) {
+    if !filter.grows() {
         return None;
     }
     let r = parse(record)?;
     let max = r.max_filter_bytes?;
     let first = ItemIter(r.payload).next()?;
-    let refusal = super::growth::refuses_first(filter, first, max)?;
+    let refusal = filter.check_within(first, max).err()?;
     Some(over_limit(&refusal, 0, count_items(r.payload)?))
 }
 
@@ -292,29 +292,28 @@ pub(crate) fn apply(filter: &mut AnyFilter, record: &[u8]) -> Result<Outcome, Ap
     filter.set_now(r.time);
     match r.tag {
         Tag::Insert | Tag::InsertWithin => {
-            let mut guard = r.max_filter_bytes.map(|max| Guard::new(filter, max));
             let mut added = Vec::new();
             for item in ItemIter(r.payload) {
-                let inserted = match &mut guard {
-                    Some(g) => g.insert(filter, item),
-                    None => filter.insert_placed(item).map_err(Refusal::Filter),
+                let inserted = match r.max_filter_bytes {
+                    Some(max) => filter.insert_within(item, max),
+                    None => filter.insert_placed(item),
                 };
                 // how many were added before the item refused, out of how many
                 let counts = || (added.len(), count_items(r.payload).unwrap_or(0));
                 match inserted {
                     Ok(new) => added.push(new),
-                    Err(Refusal::Filter(amq::Error::Full { .. })) => {
+                    Err(amq::Error::Full { .. }) => {
                         let (n, of) = counts();
                         return Err(ApiError::conflict(format!(
                             "the filter is full: {n} of the {of} items were added (in order) \
                              before one did not fit"
                         )));
                     }
-                    Err(Refusal::Filter(e)) => return Err(e.into()),
-                    Err(over @ Refusal::OverLimit { .. }) => {
+                    Err(over @ amq::Error::OverLimit { .. }) => {
                         let (n, of) = counts();
                         return Err(over_limit(&over, n, of));
                     }
+                    Err(e) => return Err(e.into()),
                 }
             }
             Ok(Outcome::Added(added))

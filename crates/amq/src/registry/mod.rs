@@ -7,6 +7,7 @@
 
 mod at;
 mod info;
+mod limit;
 
 pub use at::{At, Inserted};
 pub use info::{Details, Info};

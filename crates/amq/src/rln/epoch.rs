@@ -97,13 +97,22 @@ impl Epoch {
     /// placed there, kicking as an insert does. If 2ʲ buckets cannot take them, 2ʲ⁺¹ are
     /// tried, and so on; the table stays as it is if none smaller does.
     pub(crate) fn compact(&mut self, seed: u64) {
-        for j in log2_buckets_for(self.live).unwrap_or(self.k)..self.k {
-            if let Some(table) = self.rebuilt(j, seed) {
-                self.table = table;
-                self.k = j;
-                return;
-            }
+        if let Some(compacted) = self.compacted(seed) {
+            self.replace(compacted);
         }
+    }
+
+    /// The table [`compact`](Self::compact) would put in place and its log2 bucket count, or
+    /// `None` if it would keep the table it has.
+    pub(crate) fn compacted(&self, seed: u64) -> Option<(Table, u32)> {
+        (log2_buckets_for(self.live).unwrap_or(self.k)..self.k)
+            .find_map(|j| Some((self.rebuilt(j, seed)?, j)))
+    }
+
+    /// Puts a table from [`compacted`](Self::compacted) in place.
+    pub(crate) fn replace(&mut self, (table, j): (Table, u32)) {
+        self.table = table;
+        self.k = j;
     }
 
     /// This epoch's fingerprints in a table of 2ʲ buckets, or `None` if they do not fit.

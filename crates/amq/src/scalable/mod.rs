@@ -315,13 +315,30 @@ impl ScalableBloomFilter {
     /// grow (it does not scale, or has [`MAX_LINKS`]); a new link's sizing or allocation
     /// error. Nothing changes on error.
     pub fn insert_hash(&mut self, h: u128) -> Result<bool> {
-        match self.try_insert_hash(h) {
-            Err(Error::Full { .. }) if self.can_grow() => {
-                self.grow()?;
-                self.try_insert_hash(h)
-            }
-            other => other,
-        }
+        crate::chain::insert_hash_within(self, h, u64::MAX)
+    }
+
+    /// Inserts `item` as [`insert`](crate::Insert::insert) does, unless the link it would
+    /// add takes the chain over `limit` bytes ([`size_bytes`](Self::size_bytes)): the
+    /// insert a service that caps each filter's memory wants. The link's size is checked
+    /// before it is allocated.
+    ///
+    /// # Errors
+    /// [`Error::OverLimit`] when the next link would pass `limit`; otherwise as
+    /// [`insert_hash`](Self::insert_hash). Nothing changes on error.
+    ///
+    /// # Example
+    /// ```
+    /// use amq::scalable::{ScalableBloomFilter, ScalableParams};
+    /// let mut f = ScalableBloomFilter::new(ScalableParams::new(100, 0.01), 0)?;
+    /// let limit = f.size_bytes(); // the first link only
+    /// let added = (0..1000u32).take_while(|i| f.insert_within(i, limit).is_ok()).count();
+    /// assert!(added >= 90 && f.links() == 1);
+    /// assert!(matches!(f.insert_within(&5000u32, limit), Err(amq::Error::OverLimit { .. })));
+    /// # Ok::<(), amq::Error>(())
+    /// ```
+    pub fn insert_within<T: Item + ?Sized>(&mut self, item: &T, limit: u64) -> Result<bool> {
+        crate::chain::insert_hash_within(self, self.hash(item), limit)
     }
 
     /// Union: afterwards `self` answers "maybe" for every item of either chain. Link i of
@@ -351,6 +368,8 @@ impl ScalableBloomFilter {
         Ok(())
     }
 }
+
+crate::chain::impl_chain!(ScalableBloomFilter);
 
 impl<T: Item + ?Sized> Filter<T> for ScalableBloomFilter {
     #[inline]

@@ -374,6 +374,67 @@ impl SlidingWindowBloom {
         Ok(position)
     }
 
+    /// The most bytes inserting at [`next_position`](Self::next_position) can add to
+    /// [`size_bytes`](Self::size_bytes): 0 while that position is in the window's last
+    /// batch; otherwise the window slides first and archives each chunk it leaves, counted
+    /// here as a bitmap of S bits (the most a chunk takes: sparse ones take less, empty ones
+    /// nothing).
+    pub fn next_insert_bytes(&self) -> u64 {
+        let p = self.params;
+        let slides = (self.next / p.batch)
+            .saturating_sub(self.batch)
+            .min(p.chunks());
+        slides.saturating_mul(p.chunk_bits / 8)
+    }
+
+    /// [`insert`](Self::insert), unless the filter could then take more than `limit` bytes:
+    /// refused when [`size_bytes`](Self::size_bytes) plus
+    /// [`next_insert_bytes`](Self::next_insert_bytes) pass it.
+    ///
+    /// # Errors
+    /// [`Error::OverLimit`] (nothing changed); as [`insert`](Self::insert).
+    ///
+    /// # Example
+    /// ```
+    /// use amq::window::{SlidingWindowBloom, WindowParams};
+    /// let params = WindowParams { window_bits: 1024, chunk_bits: 256, batch: 2, k: 3 };
+    /// let mut f = SlidingWindowBloom::new(params, 0)?;
+    /// let limit = f.size_bytes(); // no room for an archived chunk
+    /// assert_eq!(f.insert_within("a", limit)?, 0);
+    /// assert_eq!(f.insert_within("b", limit)?, 1); // positions 0 and 1: the first batch
+    /// // position 2 slides the window, archiving a chunk of up to 256 bits: refused
+    /// assert!(matches!(f.insert_within("c", limit), Err(amq::Error::OverLimit { .. })));
+    /// assert_eq!(f.next_position(), 2); // nothing changed
+    /// assert_eq!(f.insert_within("c", limit + 32)?, 2);
+    /// # Ok::<(), amq::Error>(())
+    /// ```
+    pub fn insert_within<T: Item + ?Sized>(&mut self, item: &T, limit: u64) -> Result<u64> {
+        self.check_next_insert(limit)?;
+        self.insert(item)
+    }
+
+    /// [`Error::OverLimit`] if [`insert_within`](Self::insert_within) refuses its item for
+    /// `limit`.
+    ///
+    /// # Errors
+    /// [`Error::OverLimit`], as said.
+    pub fn check_next_insert(&self, limit: u64) -> Result<()> {
+        let more = self.next_insert_bytes();
+        if more == 0 {
+            return Ok(());
+        }
+        // an archived chunk takes at most S/8 bytes (a chunk is kept sparse only while that
+        // is smaller), so the count of chunks bounds the archive in O(1); its exact size, a
+        // sum over the archive, is needed only near the limit
+        let p = self.params;
+        let bound = (self.archived_chunks().saturating_mul(p.chunk_bits / 8))
+            .saturating_add(p.window_bits / 8);
+        if bound.saturating_add(more) <= limit {
+            return Ok(());
+        }
+        Error::check_limit(self.size_bytes(), more, true, limit)
+    }
+
     /// "Maybe present" (`true`) or "definitely absent" (`false`) for a precomputed item hash
     /// at `position`.
     pub fn contains_hash(&self, h: u128, position: u64) -> bool {
