@@ -208,6 +208,39 @@ fn wrong_flags_and_kinds_exit_2() {
 }
 
 #[test]
+fn merge_refuses_one_file_given_twice() {
+    // merged with itself, a cuckoo filter would hold every fingerprint twice (it has room)
+    let dir = Dir::new();
+    build(&dir, 100, &["--items", "1000"]);
+    std::fs::hard_link(dir.path("ids.amq"), dir.path("link.amq")).unwrap();
+    for (inputs, named) in [
+        (["ids.amq", "ids.amq"], "ids.amq is given twice"),
+        (
+            ["./ids.amq", "ids.amq"],
+            "./ids.amq and ids.amq are the same file",
+        ),
+        (
+            ["ids.amq", "link.amq"],
+            "ids.amq and link.amq are the same file",
+        ),
+    ] {
+        let out = amq()
+            .current_dir(dir.root())
+            .arg("merge")
+            .args(inputs)
+            .args(["-o", "out.amq"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{inputs:?}");
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(stderr.starts_with("error: "), "{stderr}");
+        assert!(stderr.contains(named), "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(!dir.path("out.amq").exists(), "{inputs:?}");
+    }
+}
+
+#[test]
 fn plan_cuckoo() {
     let v = success_json(amq().args([
         "plan", "--items", "1000000", "--fpr", "0.001", "--kind", "cuckoo", "--json",
