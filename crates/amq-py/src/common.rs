@@ -294,10 +294,11 @@ pub trait ToBytes {
     fn to_bytes(&self) -> Vec<u8>;
 }
 
-/// For a kind that reads the time from a clock (`$kind<CallClock>`): its [`ToBytes`] and its
-/// decoder `$from`, which gives the decoded filter a [`CallClock`].
+/// For a kind that reads the time from a clock (`$kind<CallClock>`, the `inner` of the class
+/// `$cls`): its [`ToBytes`], its decoder `$from`, which gives the decoded filter a
+/// [`CallClock`], and `$cls::wrap`, the class over a filter of any clock.
 macro_rules! call_clock_kind {
-    ($kind:ident, $from:ident) => {
+    ($cls:ident, $kind:ident, $from:ident) => {
         impl $crate::common::ToBytes for $kind<$crate::common::CallClock> {
             fn to_bytes(&self) -> Vec<u8> {
                 $kind::to_bytes(self)
@@ -306,6 +307,16 @@ macro_rules! call_clock_kind {
 
         fn $from(bytes: &[u8]) -> amq::Result<$kind<$crate::common::CallClock>> {
             Ok($kind::from_bytes(bytes)?.with_clock($crate::common::CallClock))
+        }
+
+        impl $cls {
+            /// The class over `inner`, reading the time of each call ([`CallClock`]) instead
+            /// of `inner`'s clock.
+            pub fn wrap<C: amq::clock::Clock>(inner: $kind<C>) -> Self {
+                $cls {
+                    inner: inner.with_clock($crate::common::CallClock),
+                }
+            }
         }
     };
 }

@@ -218,28 +218,6 @@ fn entries(obj: &Bound<'_, PyAny>) -> PyResult<Entries> {
     from_object(obj, "not logs, a receipt, a block or a JSON-RPC response")
 }
 
-/// Describes a receipt or block for messages, as the command line does.
-fn describe(e: &Entry) -> String {
-    match e {
-        Entry::Log(l) => format!("log of 0x{}", hex::encode(l.address)),
-        Entry::Receipt(r) => {
-            let mut s = match r.transaction_hash {
-                Some(h) => format!("receipt 0x{}", hex::encode(h)),
-                None => "receipt".to_string(),
-            };
-            if let Some(n) = r.block_number {
-                s.push_str(&format!(" (block {n})"));
-            }
-            s
-        }
-        Entry::Block(b) => match (b.number, b.hash) {
-            (Some(n), _) => format!("block {n}"),
-            (None, Some(h)) => format!("block 0x{}", hex::encode(h)),
-            (None, None) => "block".to_string(),
-        },
-    }
-}
-
 /// The logsBloom computed from logs: of a receipt, a block (its receipts or logs), a list of
 /// logs, or a JSON-RPC response holding any of them (blooms of several objects are OR-ed), as
 /// ``amq eth bloom`` computes it. Raises ``ValueError`` for an object without logs.
@@ -249,9 +227,8 @@ fn bloom(obj: &Bound<'_, PyAny>) -> PyResult<PyLogsBloom> {
     for (i, e) in entries(obj)?.0.iter().enumerate() {
         let computed = e.computed_bloom().ok_or_else(|| {
             value_error(format!(
-                "object {} ({}) has no logs to compute a bloom from",
-                i + 1,
-                describe(e)
+                "object {} ({e}) has no logs to compute a bloom from",
+                i + 1
             ))
         })?;
         out |= computed;
@@ -276,7 +253,7 @@ fn verify<'py>(py: Python<'py>, obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, 
         match e {
             Entry::Receipt(r) => {
                 if let (Some(stated), Some(computed)) = (r.logs_bloom, r.computed_bloom()) {
-                    out.push((describe(e), stated, computed));
+                    out.push((e.to_string(), stated, computed));
                 }
             }
             Entry::Block(b) => {
@@ -284,7 +261,7 @@ fn verify<'py>(py: Python<'py>, obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, 
                     collect(&Entry::Receipt(r.clone()), out);
                 }
                 if let (Some(stated), Some(computed)) = (b.logs_bloom, b.computed_bloom()) {
-                    out.push((describe(e), stated, computed));
+                    out.push((e.to_string(), stated, computed));
                 }
             }
             _ => {}

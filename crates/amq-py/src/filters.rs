@@ -33,22 +33,38 @@ pub fn insert_batch<F: Insert<[u8]> + Send + 'static>(
             match chunk {
                 Items::U64(v) => py.detach(|| f.insert_batch_values(v)),
                 Items::I64(v) => py.detach(|| f.insert_batch_values(v)),
-                Items::Arena(_) => return insert_each(py, f, &chunk, &mut added),
+                Items::Arena(_) => {
+                    return insert_each(py, &chunk, &mut added, |b| f.insert(b).map(|_| ()))
+                }
             }
             return Ok(());
         }
-        insert_each(py, inner, &chunk, &mut added)
+        insert_each(py, &chunk, &mut added, |b| inner.insert(b).map(|_| ()))
     })
 }
 
-/// Inserts the items of a chunk one at a time, GIL released, counting them into `added`.
-fn insert_each<F: Insert<[u8]> + Send>(
+/// `add_many` of a kind without [`Insert`] (a position, a time or a TTL goes with each item):
+/// `insert` of every item in order, a chunk at a time with the GIL released; on an error says
+/// how many of the batch went in before it.
+pub fn insert_all(
     py: Python<'_>,
-    inner: &mut F,
+    items: &Bound<'_, PyAny>,
+    mut insert: impl FnMut(&[u8]) -> amq::Result<()> + Send,
+) -> PyResult<()> {
+    let mut added = 0usize;
+    for_each_chunk(items, None, |chunk| {
+        insert_each(py, &chunk, &mut added, &mut insert)
+    })
+}
+
+/// `insert` of the items of a chunk one at a time, GIL released, counting them into `added`.
+fn insert_each(
+    py: Python<'_>,
     chunk: &Items<'_>,
     added: &mut usize,
+    insert: impl FnMut(&[u8]) -> amq::Result<()> + Send,
 ) -> PyResult<()> {
-    let (done, result) = py.detach(|| chunk.try_for_each(|b| inner.insert(b).map(|_| ())));
+    let (done, result) = py.detach(|| chunk.try_for_each(insert));
     *added += done;
     result.map_err(|e| {
         to_py_context(

@@ -5,7 +5,6 @@ use crate::common::{at, call_clock_kind, filter_class, same_bytes, CallClock};
 use crate::convert::{new_filter, to_object};
 use crate::errors::IntoPy;
 use crate::items::{answers, for_each_chunk, is_ndarray, with_item};
-use amq::clock::Clock;
 use amq::math::Spec;
 use amq::{AnyFilter, NegativeCache};
 use pyo3::prelude::*;
@@ -27,17 +26,7 @@ pub struct PyNegative {
     pub inner: NegativeCache<CallClock>,
 }
 
-call_clock_kind!(NegativeCache, negative_from_bytes);
-
-impl PyNegative {
-    /// The class over `inner`, reading the time of each call ([`CallClock`]) instead of
-    /// `inner`'s clock.
-    pub fn wrap<C: Clock>(inner: NegativeCache<C>) -> Self {
-        PyNegative {
-            inner: inner.with_clock(CallClock),
-        }
-    }
-}
+call_clock_kind!(PyNegative, NegativeCache, negative_from_bytes);
 
 filter_class!(PyNegative, negative_from_bytes, same_bytes,
     inserted: "How many times an item was added: every ``add``, a refresh of a held item too; \
@@ -100,13 +89,8 @@ filter_class!(PyNegative, negative_from_bytes, same_bytes,
     ) -> PyResult<()> {
         let inner = &mut self.inner;
         at(now, || {
-            for_each_chunk(items, None, |chunk| {
-                py.detach(|| {
-                    let _ = chunk.try_for_each::<()>(|b| {
-                        inner.insert(b);
-                        Ok(())
-                    });
-                });
+            crate::filters::insert_all(py, items, |b| {
+                inner.insert(b);
                 Ok(())
             })
         })

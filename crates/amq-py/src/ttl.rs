@@ -2,10 +2,9 @@
 
 use crate::common::{at, call_clock_kind, filter_class, same_bytes, time, CallClock};
 use crate::convert::{new_filter, to_object};
-use crate::errors::{to_py_context, IntoPy};
+use crate::errors::IntoPy;
 use crate::filters::contains_batch;
-use crate::items::{for_each_chunk, with_item};
-use amq::clock::Clock;
+use crate::items::with_item;
 use amq::math::Spec;
 use amq::ttl::TtlSpec;
 use amq::{AnyFilter, TtlCuckooFilter};
@@ -26,17 +25,9 @@ pub struct PyTtl {
     pub inner: TtlCuckooFilter<CallClock>,
 }
 
-call_clock_kind!(TtlCuckooFilter, ttl_from_bytes);
-
-impl PyTtl {
-    /// The class over `inner`, reading the time of each call ([`CallClock`]; only `info`
-    /// does, the other calls give the library their `now`) instead of `inner`'s clock.
-    pub fn wrap<C: Clock>(inner: TtlCuckooFilter<C>) -> Self {
-        PyTtl {
-            inner: inner.with_clock(CallClock),
-        }
-    }
-}
+// only `info` reads the time from the filter's clock; the other calls give the library their
+// `now`
+call_clock_kind!(PyTtl, TtlCuckooFilter, ttl_from_bytes);
 
 filter_class!(PyTtl, ttl_from_bytes, same_bytes,
     inserted: "How many new entries were stored: the ``add`` calls that returned True (a \
@@ -120,18 +111,7 @@ filter_class!(PyTtl, ttl_from_bytes, same_bytes,
         let ttl = ttl.unwrap_or(self.inner.default_ttl());
         let now = time(now);
         let inner = &mut self.inner;
-        let mut added = 0usize;
-        for_each_chunk(items, None, |chunk| {
-            let (done, result) =
-                py.detach(|| chunk.try_for_each(|b| inner.insert(b, now, ttl).map(|_| ())));
-            added += done;
-            result.map_err(|e| {
-                to_py_context(
-                    e,
-                    format_args!("({added} items of the batch were added before it)"),
-                )
-            })
-        })
+        crate::filters::insert_all(py, items, |b| inner.insert(b, now, ttl).map(|_| ()))
     }
 
     /// ``[f.contains(item, now) for item in items]`` (GIL released; one batch that

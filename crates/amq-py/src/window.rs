@@ -3,10 +3,9 @@
 
 use crate::common::{at, call_clock_kind, filter_class, same, same_bytes, CallClock};
 use crate::convert::{new_filter, to_object};
-use crate::errors::{to_py, to_py_context, IntoPy};
+use crate::errors::{to_py, IntoPy};
 use crate::filters::contains_batch;
-use crate::items::{answers, for_each_chunk, is_ndarray, with_item, Array, Batch, Items};
-use amq::clock::Clock;
+use crate::items::{answers, is_ndarray, with_item, Array, Batch, Items};
 use amq::math::Spec;
 use amq::window::{AgingBloom, Rotation, WindowParams};
 use amq::{AnyFilter, Filter, Insert};
@@ -99,17 +98,7 @@ filter_class!(PyWindow, amq::SlidingWindowBloom::from_bytes, same,
     fn add_many(&mut self, py: Python<'_>, items: &Bound<'_, PyAny>) -> PyResult<u64> {
         let first = self.inner.next_position();
         let inner = &mut self.inner;
-        let mut added = 0usize;
-        for_each_chunk(items, None, |chunk| {
-            let (done, result) = py.detach(|| chunk.try_for_each(|b| inner.insert(b).map(|_| ())));
-            added += done;
-            result.map_err(|e| {
-                to_py_context(
-                    e,
-                    format_args!("({added} items of the batch were added before it)"),
-                )
-            })
-        })?;
+        crate::filters::insert_all(py, items, |b| inner.insert(b).map(|_| ()))?;
         Ok(first)
     }
 
@@ -223,17 +212,9 @@ pub struct PyAging {
     pub inner: AgingBloom<CallClock>,
 }
 
-call_clock_kind!(AgingBloom, aging_from_bytes);
+call_clock_kind!(PyAging, AgingBloom, aging_from_bytes);
 
 impl PyAging {
-    /// The class over `inner`, reading the time of each call ([`CallClock`]) instead of
-    /// `inner`'s clock.
-    pub fn wrap<C: Clock>(inner: AgingBloom<C>) -> Self {
-        PyAging {
-            inner: inner.with_clock(CallClock),
-        }
-    }
-
     fn from_spec(spec: Spec, seed: u64) -> PyResult<Self> {
         match new_filter(&spec, seed)? {
             AnyFilter::AgingBloom(f) => Ok(Self::wrap(f)),

@@ -2,7 +2,7 @@
 
 use super::parse_fpr;
 use crate::input;
-use amq::clock::{Clock, ManualClock, SystemClock};
+use amq::clock::ManualClock;
 use amq::window::{AgingBloom, Rotation};
 use amq::{Filter, Insert};
 use anyhow::{bail, Context, Result};
@@ -29,7 +29,8 @@ enum Command {
     /// Insert items (one per line) into the current generation.
     Insert(super::ClockedInsertArgs),
     Contains(ContainsArgs),
-    Info(InfoArgs),
+    /// Show the shape, the generations and the false-positive rate.
+    Info(super::ClockedInfoArgs),
 }
 
 /// Create an empty aging filter, sized for a window and a false-positive rate.
@@ -65,28 +66,14 @@ struct ContainsArgs {
     filter: PathBuf,
     #[command(flatten)]
     items: super::ItemArgs,
-    /// The time in seconds since the Unix epoch (default: the system clock).
-    #[arg(long)]
-    now: Option<u64>,
+    #[command(flatten)]
+    now: super::Now,
 }
 
-/// Show the shape, the generations and the false-positive rate.
-#[derive(clap::Args, Debug)]
-struct InfoArgs {
-    /// The .amq filter.
-    filter: PathBuf,
-    /// The time in seconds since the Unix epoch (default: the system clock).
-    #[arg(long)]
-    now: Option<u64>,
-    /// One JSON object.
-    #[arg(long)]
-    json: bool,
-}
-
-fn load(path: &Path, now: Option<u64>) -> Result<AgingBloom<ManualClock>> {
-    let bytes = input::read_all(path)?;
-    let f = AgingBloom::from_bytes(&bytes).with_context(|| format!("{}", path.display()))?;
-    let f = f.with_clock(ManualClock::new(now.unwrap_or_else(|| SystemClock.now())));
+/// The filter at `path`, asked at `now`.
+fn load(path: &Path, now: super::Now) -> Result<AgingBloom<ManualClock>> {
+    let f = super::load(path, AgingBloom::from_bytes)?;
+    let f = f.with_clock(ManualClock::new(now.or_clock()));
     f.check_clock()
         .with_context(|| format!("{}", path.display()))?;
     Ok(f)
@@ -150,7 +137,7 @@ fn contains(a: ContainsArgs) -> Result<ExitCode> {
         .answer(super::Answers::maybe(false), |bytes| f.contains(bytes))
 }
 
-fn info(a: InfoArgs) -> Result<ExitCode> {
+fn info(a: super::ClockedInfoArgs) -> Result<ExitCode> {
     super::info::print_info(&load(&a.filter, a.now)?.info(), a.json)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,6 +1,7 @@
 //! The clap arguments and value parsers that several commands share.
 
 use super::Answers;
+use amq::clock::{Clock, SystemClock};
 use anyhow::Result;
 use std::process::ExitCode;
 
@@ -15,20 +16,52 @@ pub struct NewOutput {
     pub output: std::path::PathBuf,
 }
 
+/// `--now`: the time of a command on a structure whose entries age with a clock (the default
+/// is the system clock's).
+#[derive(clap::Args, Debug, Clone, Copy, Default)]
+pub struct Now {
+    /// The time in seconds since the Unix epoch (default: the system clock).
+    #[arg(long)]
+    now: Option<u64>,
+}
+
+impl Now {
+    /// The time given, else the system clock's.
+    pub fn or_clock(self) -> u64 {
+        now_or_clock(self.now)
+    }
+}
+
+/// `now` (seconds since the Unix epoch), else the system clock's time.
+pub fn now_or_clock(now: Option<u64>) -> u64 {
+    now.unwrap_or_else(|| SystemClock.now())
+}
+
 /// `insert` into a structure whose entries age with a clock: items one per line from files
 /// or stdin.
 #[derive(clap::Args, Debug)]
 pub struct ClockedInsertArgs {
     /// The .amq file, updated in place.
     pub filter: std::path::PathBuf,
-    /// The time in seconds since the Unix epoch (default: the system clock).
-    #[arg(long)]
-    pub now: Option<u64>,
+    #[command(flatten)]
+    pub now: Now,
     /// Items are hex, one per line (an optional 0x).
     #[arg(long)]
     pub hex: bool,
     /// Input files (default: stdin; `-` is stdin).
     pub files: Vec<std::path::PathBuf>,
+}
+
+/// `info` of a structure whose entries age with a clock: its figures at a time.
+#[derive(clap::Args, Debug)]
+pub struct ClockedInfoArgs {
+    /// The .amq filter.
+    pub filter: std::path::PathBuf,
+    #[command(flatten)]
+    pub now: Now,
+    /// One JSON object.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Items given on the command line, for the `contains` commands.

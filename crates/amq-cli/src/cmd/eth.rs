@@ -68,8 +68,7 @@ pub struct BloomArgs {
 }
 
 fn read_entries(path: &Path) -> Result<Entries> {
-    let bytes = crate::input::read_all(path)?;
-    serde_json::from_slice(&bytes).with_context(|| format!("{}", path.display()))
+    super::load(path, |bytes| serde_json::from_slice(bytes))
 }
 
 fn bloom(a: BloomArgs) -> Result<ExitCode> {
@@ -78,11 +77,7 @@ fn bloom(a: BloomArgs) -> Result<ExitCode> {
     let mut logs = 0usize;
     for (i, e) in entries.0.iter().enumerate() {
         let computed = e.computed_bloom().with_context(|| {
-            format!(
-                "object {} ({}) has no logs to compute a bloom from",
-                i + 1,
-                describe(e)
-            )
+            format!("object {} ({e}) has no logs to compute a bloom from", i + 1)
         })?;
         bloom |= computed;
         logs += e.logs().map_or(0, |l| l.len());
@@ -173,28 +168,6 @@ pub struct VerifyArgs {
     json: bool,
 }
 
-/// Describes a receipt or block for messages: "receipt 0x… (block N)" or "block N".
-fn describe(e: &Entry) -> String {
-    match e {
-        Entry::Log(l) => format!("log of 0x{}", hex::encode(l.address)),
-        Entry::Receipt(r) => {
-            let mut s = match r.transaction_hash {
-                Some(h) => format!("receipt 0x{}", hex::encode(h)),
-                None => "receipt".to_string(),
-            };
-            if let Some(n) = r.block_number {
-                s.push_str(&format!(" (block {n})"));
-            }
-            s
-        }
-        Entry::Block(b) => match (b.number, b.hash) {
-            (Some(n), _) => format!("block {n}"),
-            (None, Some(h)) => format!("block 0x{}", hex::encode(h)),
-            (None, None) => "block".to_string(),
-        },
-    }
-}
-
 /// Bits (0..2048) set in `a` but not in `b`.
 fn bits_only_in(a: &LogsBloom, b: &LogsBloom) -> Vec<usize> {
     (0..2048).filter(|&i| a.bit(i) && !b.bit(i)).collect()
@@ -214,7 +187,7 @@ fn collect_checks(e: &Entry, checks: &mut Vec<Check>) {
             if let (Some(stated), Some(computed)) = (r.logs_bloom, r.computed_bloom()) {
                 checks.push(Check {
                     block: false,
-                    what: describe(e),
+                    what: e.to_string(),
                     stated,
                     computed,
                 });
@@ -227,7 +200,7 @@ fn collect_checks(e: &Entry, checks: &mut Vec<Check>) {
             if let (Some(stated), Some(computed)) = (b.logs_bloom, b.computed_bloom()) {
                 checks.push(Check {
                     block: true,
-                    what: describe(e),
+                    what: e.to_string(),
                     stated,
                     computed,
                 });
@@ -347,7 +320,7 @@ fn scan(a: ScanArgs) -> Result<ExitCode> {
         let entries: Entries = serde_json::from_str(&line).with_context(at)?;
         for e in &entries.0 {
             let Some(maybe) = e.may_contain(&inputs) else {
-                bail!("{}: {} has no logsBloom", at(), describe(e));
+                bail!("{}: {e} has no logsBloom", at());
             };
             scanned += 1;
             bar.inc(1);

@@ -1,6 +1,5 @@
 //! `amq info`: what a filter file holds, for every kind, as the library's [`amq::Info`].
 
-use amq::clock::{Clock, SystemClock};
 use anyhow::{Context, Result};
 use std::io::Write;
 use std::path::PathBuf;
@@ -29,7 +28,7 @@ pub struct Args {
 /// Runs `amq info`.
 pub fn run(a: Args) -> Result<ExitCode> {
     let filter = super::load_filter(&a.filter)?;
-    filter.set_now(a.now.unwrap_or_else(|| SystemClock.now()));
+    filter.set_now(super::now_or_clock(a.now));
     print_info(&filter.info(), a.json)?;
     Ok(ExitCode::SUCCESS)
 }

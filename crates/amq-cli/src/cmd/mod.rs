@@ -24,7 +24,8 @@ pub mod window;
 // [modules] further command modules go here, one line each
 
 pub use args::{
-    parse_bytes, parse_fpr, BloomKind, ClockedInsertArgs, FilterKind, ItemArgs, NewOutput,
+    now_or_clock, parse_bytes, parse_fpr, BloomKind, ClockedInfoArgs, ClockedInsertArgs,
+    FilterKind, ItemArgs, NewOutput, Now,
 };
 
 use anyhow::{Context, Result};
@@ -150,10 +151,19 @@ impl Targets {
     }
 }
 
+/// Reads a file (or stdin for `-`) and decodes it with `decode` (a `from_bytes`); an error in
+/// its bytes names the file.
+pub fn load<T, E>(path: &Path, decode: impl FnOnce(&[u8]) -> Result<T, E>) -> Result<T>
+where
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let bytes = crate::input::read_all(path)?;
+    decode(&bytes).with_context(|| format!("{}", path.display()))
+}
+
 /// Reads and decodes an `.amq` file of any kind.
 pub fn load_filter(path: &Path) -> Result<amq::AnyFilter> {
-    let bytes = crate::input::read_all(path)?;
-    amq::AnyFilter::from_bytes(&bytes).with_context(|| format!("{}", path.display()))
+    load(path, amq::AnyFilter::from_bytes)
 }
 
 /// The error of `amq query` or `amq contains` for a kind that does not answer "maybe

@@ -1,9 +1,9 @@
 //! `amq negative`: the negative cache, "definitely present" or "maybe absent".
 
 use crate::input;
-use amq::clock::{Clock, ManualClock, SystemClock};
+use amq::clock::ManualClock;
 use amq::negative::NegativeCache;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -60,9 +60,8 @@ struct ContainsArgs {
     filter: PathBuf,
     #[command(flatten)]
     items: super::ItemArgs,
-    /// The time in seconds since the Unix epoch (default: the system clock).
-    #[arg(long)]
-    now: Option<u64>,
+    #[command(flatten)]
+    now: super::Now,
 }
 
 /// Forget items (exit 1 if any was not held).
@@ -73,9 +72,8 @@ struct RemoveArgs {
     /// The items.
     #[arg(required = true)]
     items: Vec<String>,
-    /// The time in seconds since the Unix epoch (default: the system clock).
-    #[arg(long)]
-    now: Option<u64>,
+    #[command(flatten)]
+    now: super::Now,
     /// Items are hex (an optional 0x).
     #[arg(long)]
     hex: bool,
@@ -91,10 +89,10 @@ struct InfoArgs {
     json: bool,
 }
 
-fn load(path: &Path, now: Option<u64>) -> Result<NegativeCache<ManualClock>> {
-    let bytes = input::read_all(path)?;
-    let c = NegativeCache::from_bytes(&bytes).with_context(|| format!("{}", path.display()))?;
-    Ok(c.with_clock(ManualClock::new(now.unwrap_or_else(|| SystemClock.now()))))
+/// The cache at `path`, asked at `now`.
+fn load(path: &Path, now: super::Now) -> Result<NegativeCache<ManualClock>> {
+    let c = super::load(path, NegativeCache::from_bytes)?;
+    Ok(c.with_clock(ManualClock::new(now.or_clock())))
 }
 
 /// Runs `amq negative`.
@@ -164,6 +162,6 @@ fn remove(a: RemoveArgs) -> Result<ExitCode> {
 }
 
 fn info(a: InfoArgs) -> Result<ExitCode> {
-    super::info::print_info(&load(&a.filter, None)?.info(), a.json)?;
+    super::info::print_info(&load(&a.filter, super::Now::default())?.info(), a.json)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -153,8 +153,7 @@ struct ApplyArgs {
 }
 
 fn load(path: &Path) -> Result<SlidingWindowCuckoo> {
-    let bytes = input::read_all(path)?;
-    SlidingWindowCuckoo::from_bytes(&bytes).with_context(|| format!("{}", path.display()))
+    super::load(path, SlidingWindowCuckoo::from_bytes)
 }
 
 /// Runs `amq rln`.
@@ -223,27 +222,22 @@ fn contains(a: ContainsArgs) -> Result<ExitCode> {
 fn slash(a: SlashArgs) -> Result<ExitCode> {
     let update = crate::fsio::Update::lock(&a.filter)?;
     let mut set = load(&a.filter)?;
-    let mut out = crate::output::stdout();
-    let (mut all, mut changed) = (true, false);
-    for item in &a.items {
+    let answers = super::Answers {
+        key: "slashed",
+        words: ("slashed", "absent"),
+        extra: Some(("epoch", a.epoch.into())),
+        ..super::Answers::maybe(a.json)
+    };
+    let mut changed = false;
+    let code = answers.print(a.items.iter().map(|item| {
         let slashed = set.slash(&input::item_bytes(item, a.hex)?, a.epoch);
-        all &= slashed;
         changed |= slashed;
-        if a.json {
-            crate::output::json_line(
-                &mut out,
-                &serde_json::json!({"item": item, "epoch": a.epoch, "slashed": slashed}),
-            )?;
-        } else {
-            let word = if slashed { "slashed" } else { "absent" };
-            writeln!(out, "{word}\t{item}")?;
-        }
-    }
-    out.flush()?;
+        Ok((item.as_str(), slashed))
+    }))?;
     if changed {
         update.replace(&crate::fsio::encode(set.size_bytes(), || set.to_bytes())?)?;
     }
-    Ok(super::exit_all(all))
+    Ok(code)
 }
 
 fn close(a: CloseArgs) -> Result<ExitCode> {

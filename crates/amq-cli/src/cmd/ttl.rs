@@ -2,10 +2,8 @@
 
 use super::parse_fpr;
 use crate::input;
-use amq::clock::{Clock, SystemClock};
 use amq::ttl::{TtlCuckooFilter, TtlSpec};
 use anyhow::{bail, Context, Result};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -32,7 +30,8 @@ enum Command {
     Insert(InsertArgs),
     Contains(ContainsArgs),
     Remove(RemoveArgs),
-    Info(InfoArgs),
+    /// Show the shape, the live and expired entries and the false-positive rate now.
+    Info(super::ClockedInfoArgs),
 }
 
 /// Create an empty TTL cuckoo filter for n live items and a false-positive rate.
@@ -75,9 +74,8 @@ struct InsertArgs {
 struct ContainsArgs {
     /// The .amq filter.
     filter: PathBuf,
-    /// The time in seconds since the Unix epoch (default: the system clock).
-    #[arg(long)]
-    now: Option<u64>,
+    #[command(flatten)]
+    now: super::Now,
     #[command(flatten)]
     items: super::ItemArgs,
 }
@@ -89,9 +87,8 @@ struct ContainsArgs {
 struct RemoveArgs {
     /// The .amq filter, updated in place.
     filter: PathBuf,
-    /// The time in seconds since the Unix epoch (default: the system clock).
-    #[arg(long)]
-    now: Option<u64>,
+    #[command(flatten)]
+    now: super::Now,
     /// The items.
     #[arg(required = true)]
     items: Vec<String>,
@@ -103,26 +100,8 @@ struct RemoveArgs {
     json: bool,
 }
 
-/// Show the shape, the live and expired entries and the false-positive rate now.
-#[derive(clap::Args, Debug)]
-struct InfoArgs {
-    /// The .amq filter.
-    filter: PathBuf,
-    /// The time in seconds since the Unix epoch (default: the system clock).
-    #[arg(long)]
-    now: Option<u64>,
-    /// One JSON object.
-    #[arg(long)]
-    json: bool,
-}
-
 fn load(path: &Path) -> Result<TtlCuckooFilter> {
-    let bytes = input::read_all(path)?;
-    TtlCuckooFilter::from_bytes(&bytes).with_context(|| format!("{}", path.display()))
-}
-
-fn now_or_clock(now: Option<u64>) -> u64 {
-    now.unwrap_or_else(|| SystemClock.now())
+    super::load(path, TtlCuckooFilter::from_bytes)
 }
 
 /// Runs `amq ttl`.
@@ -171,7 +150,7 @@ fn insert(a: InsertArgs) -> Result<ExitCode> {
     let c = a.clocked;
     let update = crate::fsio::Update::lock(&c.filter)?;
     let mut f = load(&c.filter)?;
-    let now = now_or_clock(c.now);
+    let now = c.now.or_clock();
     let ttl = a.ttl.unwrap_or(f.default_ttl());
     let (mut count, mut new) = (0u64, 0u64);
     input::for_each_item(&c.files, c.hex, |item| {
@@ -196,7 +175,7 @@ fn insert(a: InsertArgs) -> Result<ExitCode> {
 
 fn contains(a: ContainsArgs) -> Result<ExitCode> {
     let f = load(&a.filter)?;
-    let now = now_or_clock(a.now);
+    let now = a.now.or_clock();
     a.items
         .answer(super::Answers::maybe(false), |bytes| f.contains(bytes, now))
 }
@@ -204,32 +183,26 @@ fn contains(a: ContainsArgs) -> Result<ExitCode> {
 fn remove(a: RemoveArgs) -> Result<ExitCode> {
     let update = crate::fsio::Update::lock(&a.filter)?;
     let mut f = load(&a.filter)?;
-    let now = now_or_clock(a.now);
-    let mut out = crate::output::stdout();
-    let (mut all, mut changed) = (true, false);
-    for item in &a.items {
+    let now = a.now.or_clock();
+    let answers = super::Answers {
+        key: "removed",
+        words: ("removed", "absent"),
+        ..super::Answers::maybe(a.json)
+    };
+    let mut changed = false;
+    let code = answers.print(a.items.iter().map(|item| {
         let removed = f.remove(&input::item_bytes(item, a.hex)?, now);
-        all &= removed;
         changed |= removed;
-        if a.json {
-            crate::output::json_line(
-                &mut out,
-                &serde_json::json!({"item": item, "removed": removed}),
-            )?;
-        } else {
-            let word = if removed { "removed" } else { "absent" };
-            writeln!(out, "{word}\t{item}")?;
-        }
-    }
-    out.flush()?;
+        Ok((item.as_str(), removed))
+    }))?;
     if changed {
         update.replace(&crate::fsio::encode(f.size_bytes(), || f.to_bytes())?)?;
     }
-    Ok(super::exit_all(all))
+    Ok(code)
 }
 
-fn info(a: InfoArgs) -> Result<ExitCode> {
-    let f = load(&a.filter)?.with_clock(amq::clock::ManualClock::new(now_or_clock(a.now)));
+fn info(a: super::ClockedInfoArgs) -> Result<ExitCode> {
+    let f = load(&a.filter)?.with_clock(amq::clock::ManualClock::new(a.now.or_clock()));
     super::info::print_info(&f.info(), a.json)?;
     Ok(ExitCode::SUCCESS)
 }

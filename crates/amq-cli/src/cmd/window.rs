@@ -99,8 +99,7 @@ struct InfoArgs {
 }
 
 fn load(path: &Path) -> Result<SlidingWindowBloom> {
-    let bytes = input::read_all(path)?;
-    SlidingWindowBloom::from_bytes(&bytes).with_context(|| format!("{}", path.display()))
+    super::load(path, SlidingWindowBloom::from_bytes)
 }
 
 /// Runs `amq window`.

@@ -121,7 +121,8 @@ impl Block {
 /// One JSON object: a log, a receipt or a block.
 ///
 /// An object with `address` is a log (it needs `topics`); one with `receipts` or `number`
-/// is a block; one with `logs` or `logsBloom` is a receipt.
+/// is a block; one with `logs` or `logsBloom` is a receipt. Its [`Display`](fmt::Display)
+/// form names it in messages (`receipt 0x… (block N)`, `block N`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Entry {
     /// A log.
@@ -186,6 +187,56 @@ impl Entry {
     pub fn may_contain(&self, inputs: &[InputBits]) -> Option<bool> {
         let bloom = self.stated_bloom()?;
         Some(inputs.iter().all(|i| bloom.contains_bits(*i)))
+    }
+}
+
+/// Names the object for messages, as `amq eth` and `amq.eth` print it; hex is `0x` and lower
+/// case:
+///
+/// * a log: `log of 0x<address>`;
+/// * a receipt: `receipt 0x<transactionHash> (block N)`, without the hash or ` (block N)` when
+///   the receipt lacks it (`receipt (block N)`, `receipt`);
+/// * a block: `block N` when its `number` is known, else `block 0x<hash>`, else `block`.
+///
+/// # Example
+/// ```
+/// use amq::formats::eth::{Block, Entry, Log, Receipt};
+/// let log = Entry::Log(Log { address: [0xab; 20], topics: vec![] });
+/// assert_eq!(log.to_string(), format!("log of 0x{}", "ab".repeat(20)));
+/// let hash = Some([1; 32]);
+/// let receipt = Receipt { transaction_hash: hash, block_number: Some(7), ..Receipt::default() };
+/// let text = Entry::Receipt(receipt.clone()).to_string();
+/// assert_eq!(text, format!("receipt 0x{} (block 7)", "01".repeat(32)));
+/// let receipt = Receipt { transaction_hash: None, ..receipt };
+/// assert_eq!(Entry::Receipt(receipt).to_string(), "receipt (block 7)");
+/// assert_eq!(Entry::Receipt(Receipt::default()).to_string(), "receipt");
+/// let block = Block { number: Some(16), hash: Some([2; 32]), ..Block::default() };
+/// assert_eq!(Entry::Block(block.clone()).to_string(), "block 16");
+/// let block = Block { number: None, ..block };
+/// assert_eq!(Entry::Block(block).to_string(), format!("block 0x{}", "02".repeat(32)));
+/// assert_eq!(Entry::Block(Block::default()).to_string(), "block");
+/// ```
+impl fmt::Display for Entry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let hex = |bytes: &[u8]| alloc::format!("0x{}", hex::encode(bytes));
+        match self {
+            Entry::Log(l) => write!(f, "log of {}", hex(&l.address)),
+            Entry::Receipt(r) => {
+                f.write_str("receipt")?;
+                if let Some(h) = r.transaction_hash {
+                    write!(f, " {}", hex(&h))?;
+                }
+                if let Some(n) = r.block_number {
+                    write!(f, " (block {n})")?;
+                }
+                Ok(())
+            }
+            Entry::Block(b) => match (b.number, b.hash) {
+                (Some(n), _) => write!(f, "block {n}"),
+                (None, Some(h)) => write!(f, "block {}", hex(&h)),
+                (None, None) => f.write_str("block"),
+            },
+        }
     }
 }
 
