@@ -3,7 +3,7 @@
 use crate::convert::from_object;
 use crate::errors::{value_error, IntoPy};
 use crate::items::{for_each_chunk, with_bytes};
-use amq::formats::eth::{self, hex_array, Entries, Entry, LogsBloom};
+use amq::formats::eth::{self, hex_array, Entries, LogsBloom};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
@@ -236,56 +236,25 @@ fn bloom(obj: &Bound<'_, PyAny>) -> PyResult<PyLogsBloom> {
     Ok(PyLogsBloom { inner: out })
 }
 
-/// Bits (0..2048) set in `a` but not in `b`.
-fn bits_only_in(a: &LogsBloom, b: &LogsBloom) -> Vec<usize> {
-    (0..eth::LOGS_BLOOM_BITS)
-        .filter(|&i| a.bit(i) && !b.bit(i))
-        .collect()
-}
-
 /// Checks, as ``amq eth verify --json`` does, every receipt with both ``logs`` and
 /// ``logsBloom`` and every block with ``logsBloom`` and ``receipts`` or ``logs``: one dict per
 /// check, ``{"object", "ok", "stated", "computed", "bits_missing_from_stated",
 /// "bits_extra_in_stated"}``. Raises ``ValueError`` if there is nothing to check.
 #[pyfunction]
 fn verify<'py>(py: Python<'py>, obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
-    fn collect(e: &Entry, out: &mut Vec<(String, LogsBloom, LogsBloom)>) {
-        match e {
-            Entry::Receipt(r) => {
-                if let (Some(stated), Some(computed)) = (r.logs_bloom, r.computed_bloom()) {
-                    out.push((e.to_string(), stated, computed));
-                }
-            }
-            Entry::Block(b) => {
-                for r in b.receipts.iter().flatten() {
-                    collect(&Entry::Receipt(r.clone()), out);
-                }
-                if let (Some(stated), Some(computed)) = (b.logs_bloom, b.computed_bloom()) {
-                    out.push((e.to_string(), stated, computed));
-                }
-            }
-            _ => {}
-        }
-    }
-    let mut checks = Vec::new();
-    for e in &entries(obj)?.0 {
-        collect(e, &mut checks);
-    }
+    let checks = entries(obj)?.checks();
     if checks.is_empty() {
-        return Err(value_error(
-            "nothing to verify: no receipt with both logs and logsBloom, no block with logsBloom \
-             and receipts or logs",
-        ));
+        return Err(value_error(eth::NOTHING_TO_VERIFY));
     }
     let out = PyList::empty(py);
-    for (what, stated, computed) in checks {
+    for c in checks {
         let d = PyDict::new(py);
-        d.set_item("object", what)?;
-        d.set_item("ok", stated == computed)?;
-        d.set_item("stated", stated.to_hex())?;
-        d.set_item("computed", computed.to_hex())?;
-        d.set_item("bits_missing_from_stated", bits_only_in(&computed, &stated))?;
-        d.set_item("bits_extra_in_stated", bits_only_in(&stated, &computed))?;
+        d.set_item("object", &c.what)?;
+        d.set_item("ok", c.ok())?;
+        d.set_item("stated", c.stated.to_hex())?;
+        d.set_item("computed", c.computed.to_hex())?;
+        d.set_item("bits_missing_from_stated", c.bits_missing_from_stated())?;
+        d.set_item("bits_extra_in_stated", c.bits_extra_in_stated())?;
         out.append(d)?;
     }
     Ok(out)

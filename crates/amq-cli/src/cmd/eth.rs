@@ -168,66 +168,17 @@ pub struct VerifyArgs {
     json: bool,
 }
 
-/// Bits (0..2048) set in `a` but not in `b`.
-fn bits_only_in(a: &LogsBloom, b: &LogsBloom) -> Vec<usize> {
-    (0..2048).filter(|&i| a.bit(i) && !b.bit(i)).collect()
-}
-
-struct Check {
-    block: bool,
-    what: String,
-    stated: LogsBloom,
-    computed: LogsBloom,
-}
-
-fn collect_checks(e: &Entry, checks: &mut Vec<Check>) {
-    match e {
-        Entry::Log(_) => {}
-        Entry::Receipt(r) => {
-            if let (Some(stated), Some(computed)) = (r.logs_bloom, r.computed_bloom()) {
-                checks.push(Check {
-                    block: false,
-                    what: e.to_string(),
-                    stated,
-                    computed,
-                });
-            }
-        }
-        Entry::Block(b) => {
-            for r in b.receipts.iter().flatten() {
-                collect_checks(&Entry::Receipt(r.clone()), checks);
-            }
-            if let (Some(stated), Some(computed)) = (b.logs_bloom, b.computed_bloom()) {
-                checks.push(Check {
-                    block: true,
-                    what: e.to_string(),
-                    stated,
-                    computed,
-                });
-            }
-        }
-    }
-}
-
 fn verify(a: VerifyArgs) -> Result<ExitCode> {
-    let entries = read_entries(&a.input)?;
-    let mut checks = Vec::new();
-    for e in &entries.0 {
-        collect_checks(e, &mut checks);
-    }
+    let checks = read_entries(&a.input)?.checks();
     if checks.is_empty() {
-        bail!(
-            "nothing to verify: no receipt with both logs and logsBloom, no block with logsBloom \
-             and receipts or logs"
-        );
+        bail!(amq::formats::eth::NOTHING_TO_VERIFY);
     }
     let mut out = crate::output::stdout();
     let mut mismatches = 0usize;
     for c in &checks {
-        let ok = c.stated == c.computed;
+        let ok = c.ok();
         mismatches += usize::from(!ok);
-        let missing = bits_only_in(&c.computed, &c.stated);
-        let extra = bits_only_in(&c.stated, &c.computed);
+        let (missing, extra) = (c.bits_missing_from_stated(), c.bits_extra_in_stated());
         if a.json {
             crate::output::json_line(
                 &mut out,

@@ -46,11 +46,13 @@ mod bits;
 mod bloom;
 mod index;
 mod json;
+mod verify;
 
 pub use bits::{scan, InputBits};
 pub use bloom::LogsBloom;
 pub use index::{Candidates, LogsBloomIndex, INDEX_MAGIC, INDEX_VERSION};
 pub use json::{Block, Entries, Entry, Log, Receipt};
+pub use verify::{Check, NOTHING_TO_VERIFY};
 
 use crate::error::{Error, Result};
 
