@@ -20,7 +20,7 @@ impl SlidingWindowCuckoo {
     /// [`register_hash`](Self::register_hash).
     pub fn register_hash_within(&mut self, h: u128, limit: u64) -> Result<u64> {
         if !self.open {
-            Error::check_limit(self.size_bytes(), self.epoch_bytes(), false, limit)?;
+            self.check_growth(self.epoch_bytes(), limit)?;
             self.start_epoch()?;
         }
         let seed = self.seed;
@@ -28,7 +28,7 @@ impl SlidingWindowCuckoo {
         if self.epochs[last].insert(h, seed).is_err() {
             // the open epoch closes: its table, compacted, stays beside a new one
             let (more, compacted) = self.reopen_bytes(&self.epochs[last]);
-            Error::check_limit(self.size_bytes(), more, false, limit)?;
+            self.check_growth(more, limit)?;
             if let Some(c) = compacted {
                 self.epochs[last].replace(c);
             }
@@ -46,6 +46,19 @@ impl SlidingWindowCuckoo {
             self.close();
         }
         Ok(epoch)
+    }
+
+    /// [`Error::OverLimit`] if `more` bytes take the set over `limit`. The set's size is a
+    /// sum over its epochs, so it is summed only near the limit: no epoch's table is larger
+    /// than [`epoch_bytes`](Self::epoch_bytes) (a closed one is compacted, a decoded one is
+    /// checked), so the count of epochs bounds the size in O(1). Summed at every epoch
+    /// opened, 2·10⁶ plain registrations in epochs of 20 took 9.4 s instead of 0.07 s.
+    fn check_growth(&self, more: u64, limit: u64) -> Result<()> {
+        let bound = self.epochs().saturating_mul(self.epoch_bytes());
+        if bound.saturating_add(more) <= limit {
+            return Ok(());
+        }
+        Error::check_limit(self.size_bytes(), more, false, limit)
     }
 
     /// What closing the open epoch `open` (its table refused a registration) and opening a
@@ -68,19 +81,19 @@ impl SlidingWindowCuckoo {
     /// # Errors
     /// [`Error::OverLimit`], as said.
     pub fn check_register_within(&self, h: u128, limit: u64) -> Result<()> {
-        let (size, table) = (self.size_bytes(), self.epoch_bytes());
+        let table = self.epoch_bytes();
         let open = match self.epochs.last() {
             Some(open) if self.open => open,
-            _ => return Error::check_limit(size, table, false, limit),
+            _ => return self.check_growth(table, limit),
         };
-        if size.saturating_add(table) <= limit {
-            return Ok(());
+        if self.check_growth(table, limit).is_ok() {
+            return Ok(()); // it adds at most one table
         }
         let mut trial = open.clone();
         if trial.insert(h, self.seed).is_ok() {
             return Ok(());
         }
-        Error::check_limit(size, self.reopen_bytes(open).0, false, limit)
+        self.check_growth(self.reopen_bytes(open).0, limit)
     }
 
     /// Registers `item` within a byte limit
