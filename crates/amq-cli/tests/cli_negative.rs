@@ -98,6 +98,23 @@ fn ttl_with_an_explicit_clock_and_hex_items() {
         .arg("deadbeef")
         .assert()
         .code(1);
+    // info at a time: the entry counts while it lives, and only its slot after
+    let info_at = |now: &str| {
+        let out = amq()
+            .args(["negative", "info", "--json", "--now", now])
+            .arg(&f)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let v = json(&out.stdout);
+        (
+            v["occupied"].clone(),
+            v["live_entries"].clone(),
+            v["estimated_items"].clone(),
+        )
+    };
+    assert_eq!(info_at("129"), (1.into(), 1.into(), 1.0.into()));
+    assert_eq!(info_at("130"), (1.into(), 0.into(), 0.0.into()));
     amq()
         .args(["negative", "contains", "--hex", "--now", "100"])
         .arg(&f)

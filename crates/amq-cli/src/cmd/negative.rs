@@ -30,7 +30,7 @@ enum Command {
     Insert(super::ClockedInsertArgs),
     Contains(ContainsArgs),
     Remove(RemoveArgs),
-    Info(InfoArgs),
+    Info(super::ClockedInfoArgs),
 }
 
 /// Create an empty negative cache of 2^l slots of b-bit fingerprints.
@@ -77,16 +77,6 @@ struct RemoveArgs {
     /// Items are hex (an optional 0x).
     #[arg(long)]
     hex: bool,
-}
-
-/// Show the shape, the occupancy and the error rates.
-#[derive(clap::Args, Debug)]
-struct InfoArgs {
-    /// The .amq cache.
-    filter: PathBuf,
-    /// One JSON object.
-    #[arg(long)]
-    json: bool,
 }
 
 /// The cache at `path`, asked at `now`.
@@ -161,7 +151,7 @@ fn remove(a: RemoveArgs) -> Result<ExitCode> {
     Ok(super::exit_all(all))
 }
 
-fn info(a: InfoArgs) -> Result<ExitCode> {
-    super::info::print_info(&load(&a.filter, super::Now::default())?.info(), a.json)?;
+fn info(a: super::ClockedInfoArgs) -> Result<ExitCode> {
+    super::info::print_info(&load(&a.filter, a.now)?.info(), a.json)?;
     Ok(ExitCode::SUCCESS)
 }

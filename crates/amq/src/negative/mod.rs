@@ -276,6 +276,34 @@ impl<C: Clock> NegativeCache<C> {
     pub fn occupancy(&self) -> f64 {
         self.occupied as f64 / self.slots() as f64
     }
+    /// Entries live at the clock's time: [`occupied`](Self::occupied) without a TTL, else the
+    /// slots holding an entry that has not expired (O(2ˡ)). Only these can answer `true`.
+    ///
+    /// ```
+    /// use amq::clock::ManualClock;
+    /// use amq::NegativeCache;
+    ///
+    /// let clock = ManualClock::new(100);
+    /// let mut c = NegativeCache::new(10, 16, 4, 0)?
+    ///     .with_clock(clock.clone())
+    ///     .with_ttl(10)?;
+    /// c.insert("a"); // until 110
+    /// c.insert_with_ttl("b", 30)?; // until 130
+    /// clock.set(115);
+    /// assert_eq!((c.occupied(), c.live_entries()), (2, 1));
+    /// # Ok::<(), amq::Error>(())
+    /// ```
+    pub fn live_entries(&self) -> u64 {
+        match &self.expiry {
+            None => self.occupied,
+            Some(e) => {
+                let now = self.clock.now();
+                (0..self.slots())
+                    .filter(|&s| now < e[s as usize] && self.entry(s).is_some())
+                    .count() as u64
+            }
+        }
+    }
     /// Payload bytes: the packed entries, and the expiry times if a TTL is on.
     pub fn size_bytes(&self) -> u64 {
         8 * (self.entries.len() + self.expiry.as_ref().map_or(0, Vec::len)) as u64
@@ -287,10 +315,17 @@ impl<C: Clock> NegativeCache<C> {
         (f64::from(self.ways) * libm::exp2(-f64::from(self.b))).min(1.0)
     }
 
-    /// The expected false-positive rate now: occupancy·w·2⁻ᵇ (the query's set holds
-    /// occupancy·w fingerprints on average).
+    /// The expected false-positive rate now: (live entries / 2ˡ)·w·2⁻ᵇ (the query's set
+    /// holds that many live fingerprints on average; an expired one never answers `true`).
+    /// O(2ˡ) with a TTL ([`live_entries`](Self::live_entries)), O(1) without.
     pub fn estimated_fpr(&self) -> f64 {
-        (self.occupancy() * f64::from(self.ways) * libm::exp2(-f64::from(self.b))).min(1.0)
+        self.fpr_at(self.live_entries())
+    }
+
+    /// The expected false-positive rate with `live` entries live.
+    pub(crate) fn fpr_at(&self, live: u64) -> f64 {
+        let load = live as f64 / self.slots() as f64;
+        (load * f64::from(self.ways) * libm::exp2(-f64::from(self.b))).min(1.0)
     }
 
     /// The set hash and fingerprint of `item` under this cache's seed and b.

@@ -149,8 +149,10 @@ pub enum Details {
         ways: u32,
         /// The TTL in seconds, if entries expire.
         ttl_seconds: Option<u64>,
-        /// Slots in use.
+        /// Slots holding an entry, expired ones included.
         occupied: u64,
+        /// The entries live at the clock's time (`occupied` without a TTL).
+        live_entries: u64,
         /// The bound `w·2⁻ᵇ` on false positives.
         fpr_bound: f64,
         /// The chance that the oldest item was pushed out of its set.
@@ -433,9 +435,11 @@ impl<C: Clock> AgingBloom<C> {
 }
 
 impl<C: Clock> NegativeCache<C> {
-    /// Shape, occupancy and ε now ([`Info`]); m is the fingerprint bits `2ˡ·b`, k = 1 (a
-    /// query reads one set).
+    /// Shape, occupancy and ε now, by the cache's clock ([`Info`]; O(2ˡ) with a TTL); m is
+    /// the fingerprint bits `2ˡ·b`, k = 1 (a query reads one set), and the fill, the
+    /// estimated items and ε count the live entries.
     pub fn info(&self) -> Info {
+        let live = self.live_entries();
         Info {
             details: Details::NegativeCache {
                 l: self.l(),
@@ -444,6 +448,7 @@ impl<C: Clock> NegativeCache<C> {
                 ways: self.ways(),
                 ttl_seconds: self.ttl(),
                 occupied: self.occupied(),
+                live_entries: live,
                 fpr_bound: self.fpr_bound(),
                 fnr_of_oldest_item: crate::negative::false_negative_rate(
                     self.inserted(),
@@ -456,9 +461,9 @@ impl<C: Clock> NegativeCache<C> {
             seed: self.seed(),
             inserted: self.inserted(),
             bytes: self.size_bytes(),
-            fill_ratio: self.occupancy(),
-            estimated_items: self.occupied() as f64,
-            estimated_fpr: self.estimated_fpr(),
+            fill_ratio: live as f64 / self.slots() as f64,
+            estimated_items: live as f64,
+            estimated_fpr: self.fpr_at(live),
         }
     }
 }
