@@ -563,12 +563,15 @@ def test_from_bytes_takes_bytes_and_bytearray_as_load_does():
 
 
 def test_a_spec_with_two_sizes_says_they_are_alternatives():
-    with pytest.raises(ValueError, match="fpr, m_bits and memory_bytes are alternatives.*"
-                                         "not both fpr and memory_bytes"):
+    with pytest.raises(ValueError, match="a bloom filter is sized by one of fpr, m_bits or "
+                                         "memory_bytes.*give one, not both fpr and memory_bytes"):
         amq.plan(items=10, fpr=0.01, memory_bytes=1000)
-    with pytest.raises(ValueError, match="alternatives.*a cuckoo filter.*not fpr, m_bits and "
-                                         "memory_bytes"):
+    with pytest.raises(ValueError, match="a cuckoo filter is sized.*give one, not fpr, m_bits "
+                                         "and memory_bytes"):
         amq.new(kind="cuckoo", items=10, fpr=0.01, m_bits=64, memory_bytes=1000)
+    with pytest.raises(ValueError, match="a cuckoo filter is sized.*: give one$"):
+        amq.new(kind="cuckoo", items=10)
     # a kind whose fpr is not a size keeps the general message
-    with pytest.raises(ValueError, match="have no parameter m_bits"):
+    with pytest.raises(ValueError, match='unknown parameter "m_bits": an aging-bloom filter '
+                                         'takes window, window_seconds'):
         amq.plan(kind="aging-bloom", window=10, generations=4, fpr=0.01, m_bits=5)

@@ -4,7 +4,7 @@
 
 use crate::engine::record::Items;
 use crate::error::ApiError;
-use amq::math::{Spec, Target};
+use amq::math::Spec;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use base64::Engine as _;
@@ -145,91 +145,25 @@ pub fn check_name(name: &str, what: &str) -> Result<(), ApiError> {
 }
 
 /// Reads a [`Spec`] from a JSON object of its fields (a request body, or query parameters),
-/// refusing what serde would let through: a field the kind does not take (serde ignores
-/// unknown fields of a spec, as it must for the flattened target) and more than one of
-/// `fpr`, `m_bits` and `memory_bytes`. `what` names the fields in messages ("field" or
-/// "parameter"); `also` lists the fields the caller takes besides the spec's (`seed`).
-///
-/// The fields a kind takes are the library's: the ones its spec serializes to (optional ones
-/// as `null`), with whichever of the three targets it was given.
+/// refusing what serde would let through (a field the kind does not take, more than one of
+/// `fpr`, `m_bits` and `memory_bytes`) with the library's [`Spec::check_fields`]. `what` names
+/// the fields in messages ("field" or "parameter"); `also` lists the fields the caller takes
+/// besides the spec's (`seed`).
 ///
 /// # Errors
-/// 422 naming the field, or serde's message for a missing field or a value of the wrong type.
+/// 422 naming the field, or serde's message for an unknown kind, a missing field or a value of
+/// the wrong type.
 pub fn spec_from_object(
     obj: Map<String, Value>,
     what: &str,
-    also: &[&str],
+    also: &[&'static str],
 ) -> Result<Spec, ApiError> {
     let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
-    // the kinds sized by a target are the ones the library sizes from one
-    let sized = amq::wire::Kind::from_name(kind).is_some_and(Spec::takes_target);
-    if sized {
-        let given: Vec<&str> = Target::KEYS
-            .into_iter()
-            .filter(|t| obj.contains_key(*t))
-            .collect();
-        match given.as_slice() {
-            [] => {
-                return Err(ApiError::unprocessable(format!(
-                    "a {kind} filter is sized by a target: give one of fpr, m_bits or memory_bytes"
-                )))
-            }
-            [_] => {}
-            several => {
-                return Err(ApiError::unprocessable(format!(
-                    "give one of fpr, m_bits or memory_bytes, not {}",
-                    several.join(" and ")
-                )))
-            }
-        }
+    if let Some(kind) = amq::wire::Kind::from_name(kind) {
+        Spec::check_fields(kind, obj.keys().map(String::as_str), also)
+            .map_err(|e| ApiError::unprocessable(e.message(what)))?;
     }
-    let keys: Vec<String> = obj.keys().cloned().collect();
-    let spec: Spec = serde_json::from_value(Value::Object(obj))?;
-    let takes = match serde_json::to_value(spec) {
-        Ok(Value::Object(fields)) => fields,
-        _ => {
-            return Err(ApiError::internal(
-                "a spec that does not serialize to an object",
-            ))
-        }
-    };
-    let unknown: Vec<&str> = keys
-        .iter()
-        .map(String::as_str)
-        .filter(|k| !takes.contains_key(*k))
-        .collect();
-    if unknown.is_empty() {
-        return Ok(spec);
-    }
-    // what the kind takes: its own fields, then the target's three spellings
-    let mut list: Vec<&str> = takes
-        .keys()
-        .map(String::as_str)
-        .filter(|k| *k != "kind" && !(sized && Target::KEYS.contains(k)))
-        .collect();
-    list.extend_from_slice(also);
-    let target = if sized {
-        ", with one of fpr, m_bits or memory_bytes"
-    } else {
-        ""
-    };
-    let plural = if unknown.len() == 1 { "" } else { "s" };
-    let unknown: Vec<String> = unknown.iter().map(|u| format!("{u:?}")).collect();
-    Err(ApiError::unprocessable(format!(
-        "unknown {what}{plural} {}: a {} filter takes {}{target}",
-        unknown.join(", "),
-        spec.kind().name(),
-        and_list(&list)
-    )))
-}
-
-/// `a`, `a and b`, `a, b and c`.
-fn and_list(items: &[&str]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => (*one).to_owned(),
-        [init @ .., last] => format!("{} and {last}", init.join(", ")),
-    }
+    Ok(serde_json::from_value(Value::Object(obj))?)
 }
 
 #[cfg(test)]

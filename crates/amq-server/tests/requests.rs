@@ -95,7 +95,7 @@ fn a_spec_with_a_field_its_kind_does_not_take_is_refused() {
         ),
         (
             json!({"kind": "bloom", "items": 10}),
-            "give one of fpr, m_bits or memory_bytes",
+            "sized by one of fpr, m_bits or memory_bytes (a false-positive rate, bits or bytes): give one",
         ),
     ] {
         let (status, v) = s.json("PUT", "/api/v1/filters/x", Some(&body));

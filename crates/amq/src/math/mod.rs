@@ -259,9 +259,11 @@ pub fn estimate_items(bits_set: u64, m: u64, k: u32) -> f64 {
 
 mod plan;
 mod plan_details;
+mod spec_fields;
 
 pub use plan::{bloom_plan, plan, Spec, Target};
 pub use plan_details::{Plan, PlanDetails, RotationUnit};
+pub use spec_fields::SpecFieldError;
 
 /// The standard deviation of a measured rate over `trials` independent trials with true rate
 /// `p`: `√(p(1 − p)/trials)` (the binomial spread). Tests accept a measured ε within 3 of these.
