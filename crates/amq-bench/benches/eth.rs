@@ -60,7 +60,7 @@ fn bench_scan(c: &mut Criterion) {
     let ours = blooms();
     let theirs: Vec<Bloom> = ours.iter().map(|b| Bloom::from(b.to_bytes())).collect();
     let fill: f64 = ours.iter().map(|b| b.fill_ratio()).sum::<f64>() / BLOOMS as f64;
-    let mut index = LogsBloomIndex::with_capacity(0, BLOOMS as u64);
+    let mut index = LogsBloomIndex::with_capacity(0, BLOOMS as u64).unwrap();
     for b in &ours {
         index.push(b).unwrap();
     }

@@ -260,6 +260,10 @@ def test_algorand_replay_and_check_equal_the_command_line(run_cli, tmp_path):
     assert amq.algorand.check(base64.b64decode(replay["box_base64"]), names) == expected
     plan = json.loads(run_cli("algorand", "plan", "--supply", 10_000, "--fpr", 0.01, "--json"))
     assert amq.algorand.plan(10_000, 0.01) == plan
+    # a box name the AVM refuses is refused here too (it overflowed the minimum balance)
+    for name_len in (0, 65, 2**62):
+        with pytest.raises(ValueError, match="a box name has 1 to 64 bytes"):
+            amq.algorand.plan(10_000, 0.01, name_len)
 
 
 def test_cashu_state_blocks_equal_the_command_line(run_cli):

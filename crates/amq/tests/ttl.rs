@@ -198,6 +198,13 @@ fn ttls_out_of_range() {
     assert!(!f.insert("b", 15, 4).unwrap()); // expires at 10: already past
     assert!(!f.contains("b", 15));
     assert!(!f.insert("c", 15, 0).unwrap());
+    // an expiry past the last time is refused, not taken as "already expired"
+    assert!(matches!(
+        f.insert("d", u64::MAX - 5, 10),
+        Err(Error::InvalidParameter { name: "now", .. })
+    ));
+    assert!(f.insert("d", u64::MAX - 10, 10).unwrap());
+    assert!(f.contains("d", u64::MAX - 10) && !f.contains("d", u64::MAX - 5));
 }
 
 /// Sweeps run only when an insert's expiry lies beyond w + 2^s ticks; between them, expired
@@ -441,6 +448,8 @@ fn corrupt_files_are_refused() {
         (9, 7),
         (10, 3),
         (0, u64::MAX), // f + s must not overflow
+        (7, u64::MAX), // a sweep past the last time: no insert could be stored
+        (7, u64::MAX / 10 - 7),
     ] {
         let mut p = c.params.clone();
         p[i] = v;
@@ -449,6 +458,9 @@ fn corrupt_files_are_refused() {
             "param {i} = {v}"
         );
     }
+    let mut p = c.params.clone();
+    p[7] = u64::MAX / 10 - 8; // the last sweep that leaves room for max_ttl = 80
+    assert!(TtlCuckooFilter::from_bytes(&reencode(&p, c.payload)).is_ok());
     let mut payload = c.payload.to_vec();
     payload[5] |= 0x10; // bit 44 of bucket 0: past its four slots
     assert!(TtlCuckooFilter::from_bytes(&reencode(&c.params, &payload)).is_err());

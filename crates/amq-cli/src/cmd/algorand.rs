@@ -319,16 +319,7 @@ fn replay(a: ReplayArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The longest box name the AVM accepts, in bytes.
-const MAX_BOX_NAME_BYTES: usize = 64;
-
 fn plan(a: PlanArgs) -> Result<ExitCode> {
-    if !(1..=MAX_BOX_NAME_BYTES).contains(&a.box_name_len) {
-        bail!(
-            "a box name has 1 to {MAX_BOX_NAME_BYTES} bytes, got --box-name-len {}",
-            a.box_name_len
-        );
-    }
     let p = algorand::plan(a.supply, a.fpr, a.box_name_len)?;
     let hashes: Vec<&str> = p.hashes.iter().map(|h| h.opcode()).collect();
     let mut out = crate::output::stdout();

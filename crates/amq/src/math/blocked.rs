@@ -160,14 +160,28 @@ pub(super) fn load_mixture(
 /// above, it is the closed form `Σᵢ cᵢ·e^(−λ·(1 − aᵢ))`, aᵢ = (1 − i/512)^k (k + 1 terms,
 /// absolute error below 1e-12 on a result above 0.99).
 ///
+/// k = 0 gives 1 (a query tests no bit); a k above [`BLOCK_MAX_K`](crate::hash::BLOCK_MAX_K),
+/// which no blocked filter has, gives NaN (the block rate's table costs O(k²)).
+///
 /// # Example
 /// ```
 /// let blocks = 1_000_000 * 23 / 2 / 512; // 11.5 bits per key
 /// let eps = amq::math::blocked_fpr(1_000_000, blocks, 8);
 /// assert!(eps > 0.0051 && eps < 0.0052);
+/// assert_eq!(amq::math::blocked_fpr(1_000_000, blocks, 0), 1.0);
+/// assert!(amq::math::blocked_fpr(1_000_000, blocks, 33).is_nan());
 /// ```
 pub fn blocked_fpr(n: u64, blocks: u64, k: u32) -> f64 {
-    poisson_fpr(&BlockRate::new(k), n, blocks)
+    outside_k(k).unwrap_or_else(|| poisson_fpr(&BlockRate::new(k), n, blocks))
+}
+
+/// ε for a k outside `1..=BLOCK_MAX_K`: 1 for k = 0, NaN above.
+fn outside_k(k: u32) -> Option<f64> {
+    match k {
+        0 => Some(1.0),
+        k if k > crate::hash::BLOCK_MAX_K => Some(f64::NAN),
+        _ => None,
+    }
 }
 
 /// [`blocked_fpr`] with the exact block-load distribution: loads are Binomial(n, 1/blocks)
@@ -176,12 +190,14 @@ pub fn blocked_fpr(n: u64, blocks: u64, k: u32) -> f64 {
 ///
 /// The two agree closely once there are more than a few blocks; this is the blocked filter's
 /// counterpart of [`fpr_exact`](super::fpr_exact). Bounded time and error as [`blocked_fpr`]
-/// (the closed form uses the binomial's generating function `(1 − p + p·z)^n`).
+/// (the closed form uses the binomial's generating function `(1 − p + p·z)^n`), and the same
+/// answers for a k outside `1..=BLOCK_MAX_K`.
 pub fn blocked_fpr_exact(n: u64, blocks: u64, k: u32) -> f64 {
-    binomial_fpr(&BlockRate::new(k), n, blocks)
+    outside_k(k).unwrap_or_else(|| binomial_fpr(&BlockRate::new(k), n, blocks))
 }
 
-/// The k in `1..=max_k` that minimises [`blocked_fpr`] for n items in `blocks` blocks.
+/// The k in `1..=max_k` that minimises [`blocked_fpr`] for n items in `blocks` blocks
+/// (`max_k` taken as at least 1 and at most [`BLOCK_MAX_K`](crate::hash::BLOCK_MAX_K)).
 ///
 /// ε is unimodal in k, so the search starts at the classic optimum `(m/n)·ln 2` and walks
 /// downhill one k at a time: a few evaluations instead of `max_k` (the tests check it against
@@ -192,7 +208,7 @@ pub fn blocked_best_k(n: u64, blocks: u64, max_k: u32) -> u32 {
 
 /// [`blocked_best_k`] reusing (and filling) `rates`.
 fn best_k_with(rates: &mut Rates, n: u64, blocks: u64, max_k: u32) -> u32 {
-    let max_k = max_k.max(1);
+    let max_k = max_k.clamp(1, crate::hash::BLOCK_MAX_K);
     let start = optimal_k(n, blocks.saturating_mul(BLOCK_BITS));
     let start = if start.is_finite() {
         (libm::round(start).max(1.0) as u32).min(max_k)

@@ -90,8 +90,9 @@ pub fn optimal_k(n: u64, m: u64) -> f64 {
 }
 
 /// The integer k nearest the optimum that gives the lower [`fpr`]: ⌊(m/n)·ln 2⌋ or
-/// ⌈(m/n)·ln 2⌉, never 0, at most `max_k`.
+/// ⌈(m/n)·ln 2⌉, never 0, at most `max_k` (taken as at least 1).
 pub fn best_k(n: u64, m: u64, max_k: u32) -> u32 {
+    let max_k = max_k.max(1);
     let opt = optimal_k(n, m);
     if !opt.is_finite() {
         return 1;
@@ -346,6 +347,27 @@ mod tests {
         assert!((bit_zero_probability(5, 8, 3) - 0.134).abs() < 1e-3);
         assert!((optimal_k(10_000, 32_768) - 2.2713).abs() < 5e-5);
         assert_eq!(best_k(10_000, 32_768, 64), 2);
+    }
+
+    /// Arguments at the edges get an answer, not a panic: no k allowed, no k at all, a window
+    /// whose items B·W/S pass 2⁶⁴ (ε is then 1, as it is from far below that).
+    #[test]
+    fn edge_arguments_answer() {
+        assert_eq!(best_k(10, 100, 0), 1);
+        assert_eq!(blocked_best_k(10, 100, 0), 1);
+        assert!(blocked_best_k(1, 1 << 30, u32::MAX) <= crate::hash::BLOCK_MAX_K);
+        assert_eq!(blocked_fpr_exact(1000, 10, 0), 1.0);
+        assert!(blocked_fpr_exact(1000, 10, u32::MAX).is_nan());
+        for batch in [(1u64 << 62) - 1, 1 << 62, u64::MAX] {
+            let params = crate::window::WindowParams {
+                window_bits: 256,
+                chunk_bits: 64,
+                batch,
+                k: 1,
+            };
+            let p = plan(&Spec::SlidingWindowBloom { params }).unwrap();
+            assert_eq!(p.fpr, 1.0, "B = {batch}");
+        }
     }
 
     #[test]

@@ -89,6 +89,17 @@ impl TtlCuckooFilter<NoClock> {
                 alloc::format!("default TTL {default_ttl} is not in 1..={max_ttl}"),
             );
         }
+        // inserts need room for a time past the sweep: swept·tick + max_ttl must be a time
+        if swept
+            .checked_mul(tick)
+            .and_then(|t| t.checked_add(max_ttl))
+            .is_none()
+        {
+            return bad(
+                80,
+                alloc::format!("swept epoch {swept} times tick {tick} is past the last time"),
+            );
+        }
         let len = buckets.checked_mul(shape.bytes as u64);
         if len != Some(c.payload.len() as u64) {
             return bad(

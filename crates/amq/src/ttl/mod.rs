@@ -420,9 +420,9 @@ impl<C: Clock> TtlCuckooFilter<C> {
     /// the entry would expire within the current tick (then nothing is stored).
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] if `ttl` is above [`max_ttl`](Self::max_ttl);
-    /// [`Error::Full`] if both buckets hold only live entries and so does the stash: nothing
-    /// changes.
+    /// [`Error::InvalidParameter`] if `ttl` is above [`max_ttl`](Self::max_ttl) or the
+    /// expiry `now + ttl` is past 2⁶⁴ − 1; [`Error::Full`] if both buckets hold only live
+    /// entries and so does the stash: nothing changes.
     pub fn insert_hash(&mut self, h: u128, now: u64, ttl: u64) -> Result<bool> {
         if ttl > self.max_ttl() {
             return Err(Error::invalid(
@@ -435,8 +435,14 @@ impl<C: Clock> TtlCuckooFilter<C> {
         }
         let shape = self.table.shape;
         let now = now.max(self.swept.saturating_mul(self.tick));
+        let Some(until) = now.checked_add(ttl) else {
+            return Err(Error::invalid(
+                "now",
+                alloc::format!("{now} + TTL {ttl} is past the last time, 2^64 - 1"),
+            ));
+        };
         let (e, view) = self.view_at(now);
-        let x = now.saturating_add(ttl) / self.tick;
+        let x = until / self.tick;
         if x <= e {
             return Ok(false);
         }

@@ -117,7 +117,7 @@ impl WindowParams {
     /// The false-positive rate of a query whose window is complete:
     /// `(1 − (1 − 1/W)^(k·B·W/S))^k`.
     pub fn steady_state_fpr(&self) -> f64 {
-        let items = (self.batch * self.chunks()) as f64;
+        let items = self.batch.saturating_mul(self.chunks()) as f64;
         let w = self.window_bits as f64;
         libm::pow(
             1.0 - libm::exp(f64::from(self.k) * items * libm::log1p(-1.0 / w)),

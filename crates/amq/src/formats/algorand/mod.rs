@@ -64,6 +64,8 @@ pub const MAX_K: u8 = 4;
 pub const BOX_NAME: &[u8] = b"bloom";
 /// The longest asset unit name, in bytes (consensus parameter `MaxAssetUnitNameBytes`).
 pub const MAX_UNIT_NAME_BYTES: usize = 8;
+/// The longest box name the AVM accepts, in bytes (`MaxAppKeyLen`).
+pub const MAX_BOX_NAME_BYTES: usize = 64;
 /// Minimum balance per box, in microAlgos (consensus parameter `BoxFlatMinBalance`).
 pub const BOX_FLAT_MIN_BALANCE: u64 = 2_500;
 /// Minimum balance per byte of box name and contents, in microAlgos (`BoxByteMinBalance`).

@@ -1,7 +1,8 @@
 //! The planner: the expected refusals while minting, and the smallest box that reaches a rate.
 
 use super::{
-    AvmHash, BOX_BYTE_MIN_BALANCE, BOX_FLAT_MIN_BALANCE, MAX_BOX_BYTES, MAX_K, MAX_STACK_BYTES,
+    AvmHash, BOX_BYTE_MIN_BALANCE, BOX_FLAT_MIN_BALANCE, MAX_BOX_BYTES, MAX_BOX_NAME_BYTES, MAX_K,
+    MAX_STACK_BYTES,
 };
 use crate::error::{Error, Result};
 
@@ -18,7 +19,10 @@ use crate::error::{Error, Result};
 /// assert_eq!(box_min_balance(BOX_NAME.len(), 4096), 1_642_900); // 1.6429 Algo
 /// ```
 pub fn box_min_balance(name_len: usize, box_bytes: usize) -> u64 {
-    BOX_FLAT_MIN_BALANCE + BOX_BYTE_MIN_BALANCE * (name_len as u64 + box_bytes as u64)
+    let bytes = (name_len as u64).saturating_add(box_bytes as u64);
+    BOX_BYTE_MIN_BALANCE
+        .saturating_mul(bytes)
+        .saturating_add(BOX_FLAT_MIN_BALANCE)
 }
 
 /// The false-positive rate `(1 − (1 − 1/m)^(k·x))^k` for a real-valued item count x.
@@ -114,8 +118,9 @@ pub struct AlgorandPlan {
 /// same smallest box, the lower rate wins. The cost is for a box named `box_name_len` bytes.
 ///
 /// # Errors
-/// [`Error::InvalidParameter`] if `supply` is 0, `target` is not in (0, 1), or no box of at
-/// most 32,768 bytes reaches `target` (the message gives the best rate reachable).
+/// [`Error::InvalidParameter`] if `supply` is 0, `target` is not in (0, 1), `box_name_len`
+/// is not in 1..=[`MAX_BOX_NAME_BYTES`], or no box of at most 32,768 bytes reaches `target`
+/// (the message gives the best rate reachable).
 ///
 /// # Example
 /// ```
@@ -132,6 +137,12 @@ pub struct AlgorandPlan {
 pub fn plan(supply: u64, target: f64, box_name_len: usize) -> Result<AlgorandPlan> {
     if supply == 0 {
         return Err(Error::invalid("n", "the supply must be at least 1"));
+    }
+    if !(1..=MAX_BOX_NAME_BYTES).contains(&box_name_len) {
+        return Err(Error::invalid(
+            "box_name_len",
+            alloc::format!("a box name has 1 to {MAX_BOX_NAME_BYTES} bytes, got {box_name_len}"),
+        ));
     }
     if !(target > 0.0 && target < 1.0) {
         return Err(Error::invalid(

@@ -68,16 +68,35 @@ impl LogsBloomIndex {
         }
     }
 
-    /// An empty index with room for `blocks` blocks before it reallocates.
-    pub fn with_capacity(first_block: u64, blocks: u64) -> Self {
-        let words = blocks.div_ceil(64) as usize;
-        LogsBloomIndex {
-            first_block,
-            blocks: 0,
-            rows: (0..LOGS_BLOOM_BITS)
-                .map(|_| Vec::with_capacity(words))
-                .collect(),
+    /// An empty index with room for `blocks` blocks before it reallocates: 2,048 rows of
+    /// ⌈blocks/64⌉ 64-bit words, 32 bytes a block.
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`](crate::Error::OutOfMemory) if that memory cannot be reserved.
+    ///
+    /// ```
+    /// use amq::formats::eth::LogsBloomIndex;
+    ///
+    /// let index = LogsBloomIndex::with_capacity(19_000_000, 10_000)?;
+    /// assert_eq!(index.end_block(), 19_000_000);
+    /// assert!(LogsBloomIndex::with_capacity(0, u64::MAX).is_err());
+    /// # Ok::<(), amq::Error>(())
+    /// ```
+    pub fn with_capacity(first_block: u64, blocks: u64) -> crate::Result<Self> {
+        let words = blocks.div_ceil(64);
+        let mut index = LogsBloomIndex::new(first_block);
+        for row in &mut index.rows {
+            usize::try_from(words)
+                .ok()
+                .and_then(|w| row.try_reserve_exact(w).ok())
+                .ok_or_else(|| {
+                    crate::Error::out_of_memory::<u64>(
+                        "the logsBloom index",
+                        words.saturating_mul(LOGS_BLOOM_BITS as u64),
+                    )
+                })?;
         }
+        Ok(index)
     }
 
     /// The number of the first block.
