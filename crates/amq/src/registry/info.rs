@@ -518,7 +518,7 @@ impl SlidingWindowCuckoo {
                 epochs: self.epochs(),
                 next_epoch: self.next_epoch(),
                 members,
-                bits_per_member: 8.0 * self.size_bytes() as f64 / members.max(1) as f64,
+                bits_per_member: 8.0 * self.table_bytes() as f64 / members.max(1) as f64,
                 fpr_latest_epoch: self.epoch_fpr(latest),
                 fpr_bound: self.fpr_bound(),
             },

@@ -1,5 +1,5 @@
-//! Registrations within a byte limit: each epoch a registration opens is a table of
-//! [`epoch_bytes`](SlidingWindowCuckoo::epoch_bytes), and one the open table refuses closes
+//! Registrations within a byte limit: each epoch a registration opens adds
+//! [`new_epoch_bytes`](SlidingWindowCuckoo::new_epoch_bytes), and one the open table refuses closes
 //! that epoch first (compacted); what that adds is worked out before anything changes.
 
 use super::epoch::Epoch;
@@ -11,7 +11,7 @@ use crate::ttl::table::Table;
 impl SlidingWindowCuckoo {
     /// [`register_hash`](Self::register_hash), unless the set would then take more than
     /// `limit` bytes ([`size_bytes`](Self::size_bytes)): a registration that opens an epoch
-    /// adds a table of [`epoch_bytes`](Self::epoch_bytes); one the open table refuses closes
+    /// adds [`new_epoch_bytes`](Self::new_epoch_bytes); one the open table refuses closes
     /// that epoch first, compacted, and so adds the compacted table's bytes. What it would add
     /// is worked out before anything is allocated or changed.
     ///
@@ -20,7 +20,7 @@ impl SlidingWindowCuckoo {
     /// [`register_hash`](Self::register_hash).
     pub fn register_hash_within(&mut self, h: u128, limit: u64) -> Result<u64> {
         if !self.open {
-            self.check_growth(self.epoch_bytes(), limit)?;
+            self.check_growth(self.new_epoch_bytes(), limit)?;
             self.start_epoch()?;
         }
         let seed = self.seed;
@@ -54,7 +54,7 @@ impl SlidingWindowCuckoo {
     /// checked), so the count of epochs bounds the size in O(1). Summed at every epoch
     /// opened, 2·10⁶ plain registrations in epochs of 20 took 9.4 s instead of 0.07 s.
     fn check_growth(&self, more: u64, limit: u64) -> Result<()> {
-        let bound = self.epochs().saturating_mul(self.epoch_bytes());
+        let bound = self.epochs().saturating_mul(self.new_epoch_bytes());
         if bound.saturating_add(more) <= limit {
             return Ok(());
         }
@@ -68,8 +68,9 @@ impl SlidingWindowCuckoo {
         let compacted = open.compacted(self.seed);
         let closed = compacted
             .as_ref()
-            .map_or(open.size_bytes(), |(t, _)| t.size_bytes());
-        let more = (closed.saturating_add(self.epoch_bytes())).saturating_sub(open.size_bytes());
+            .map_or(open.table_bytes(), |(t, _)| t.size_bytes());
+        let more =
+            (closed.saturating_add(self.new_epoch_bytes())).saturating_sub(open.table_bytes());
         (more, compacted)
     }
 
@@ -81,7 +82,7 @@ impl SlidingWindowCuckoo {
     /// # Errors
     /// [`Error::OverLimit`], as said.
     pub fn check_register_within(&self, h: u128, limit: u64) -> Result<()> {
-        let table = self.epoch_bytes();
+        let table = self.new_epoch_bytes();
         let open = match self.epochs.last() {
             Some(open) if self.open => open,
             _ => return self.check_growth(table, limit),
@@ -106,7 +107,7 @@ impl SlidingWindowCuckoo {
     /// ```
     /// use amq::{rln::SlidingWindowCuckoo, Error};
     /// let mut set = SlidingWindowCuckoo::with_fpr(1000, 0.001, 0)?;
-    /// let one = set.epoch_bytes();
+    /// let one = set.new_epoch_bytes(); // a table and an epoch's overhead
     /// assert_eq!(set.register_within("alice", one)?, 0); // opens epoch 0: one table
     /// set.close();
     /// // a second table would take the set over the limit: refused, nothing changed

@@ -190,10 +190,16 @@ impl SlidingWindowCuckoo {
     pub fn log2_buckets(&self) -> u32 {
         self.log2_buckets
     }
-    /// The bytes of an open epoch's table, `2ᵏ · ⌈4f/8⌉` (k = [`log2_buckets`](Self::log2_buckets)):
-    /// what the next new epoch adds.
+    /// The bytes of an open epoch's table, `2ᵏ · ⌈4f/8⌉` (k = [`log2_buckets`](Self::log2_buckets));
+    /// a new epoch adds these to [`size_bytes`](Self::size_bytes) and its fixed overhead.
     pub fn epoch_bytes(&self) -> u64 {
         plan::table_bytes(self.log2_buckets, self.shape.f)
+    }
+
+    /// What a new epoch adds to [`size_bytes`](Self::size_bytes): its table and the memory
+    /// an epoch takes besides.
+    pub fn new_epoch_bytes(&self) -> u64 {
+        self.epoch_bytes() + epoch::EPOCH_OVERHEAD
     }
     /// The hash seed.
     pub fn seed(&self) -> u64 {
@@ -224,7 +230,13 @@ impl SlidingWindowCuckoo {
     pub fn members(&self) -> u64 {
         self.epochs.iter().map(|e| e.live).sum()
     }
-    /// Bytes of all the epochs' tables.
+    /// Bytes of all the epochs' tables (what the plan sizes; [`size_bytes`](Self::size_bytes)
+    /// adds each epoch's overhead in memory).
+    pub fn table_bytes(&self) -> u64 {
+        self.epochs.iter().map(Epoch::table_bytes).sum()
+    }
+    /// Bytes in memory: every epoch's table, and for each epoch the memory it takes besides
+    /// (its bookkeeping and the table's allocation, a fixed amount under 300 bytes).
     pub fn size_bytes(&self) -> u64 {
         self.epochs.iter().map(Epoch::size_bytes).sum()
     }
@@ -257,7 +269,7 @@ impl SlidingWindowCuckoo {
             registered: e.registered,
             members: e.live,
             buckets: e.table.buckets,
-            bytes: e.size_bytes(),
+            bytes: e.table_bytes(),
             load_factor: load,
             fpr: fpr_exact(self.shape.f, load),
             open: self.open && epoch + 1 == self.first + self.epochs(),

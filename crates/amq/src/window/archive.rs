@@ -81,13 +81,22 @@ impl Archived {
         }
     }
 
+    /// Bytes in memory: the offsets or the bitmap, and [`ARCHIVED_OVERHEAD`].
     pub(super) fn size_bytes(&self) -> u64 {
-        match &self.bits {
+        let bits = match &self.bits {
             ChunkBits::Sparse(v) => 4 * v.len() as u64,
             ChunkBits::Dense(w) => 8 * w.len() as u64,
-        }
+        };
+        bits + ARCHIVED_OVERHEAD
     }
 }
+
+/// The memory an archived chunk takes besides its offsets or bitmap: its entry in the archive
+/// and its allocation (at least 32 bytes however few its offsets). Counted in every size and
+/// byte limit, so that an archive of many sparse chunks is held to its limit in memory: 10⁶
+/// chunks of one offset (4 bytes) took ten times those bytes in memory when only they were
+/// counted.
+pub(super) const ARCHIVED_OVERHEAD: u64 = core::mem::size_of::<Archived>() as u64 + 32;
 
 /// The encoding rule: dense once 32 bits per set bit reach the S bits of a bitmap.
 #[inline]

@@ -159,7 +159,8 @@ impl SlidingWindowBloom {
     pub fn archived_bits_set(&self) -> u64 {
         self.archive.iter().map(Archived::count).sum()
     }
-    /// Bytes of the archive in memory (sparse offsets or bitmaps, without bookkeeping).
+    /// Bytes of the archive in memory: each chunk's sparse offsets or bitmap, and the memory
+    /// each takes besides (its bookkeeping and allocation, a fixed amount under 100 bytes).
     pub fn archive_bytes(&self) -> u64 {
         self.archive.iter().map(Archived::size_bytes).sum()
     }
@@ -377,14 +378,19 @@ impl SlidingWindowBloom {
     /// The most bytes inserting at [`next_position`](Self::next_position) can add to
     /// [`size_bytes`](Self::size_bytes): 0 while that position is in the window's last
     /// batch; otherwise the window slides first and archives each chunk it leaves, counted
-    /// here as a bitmap of S bits (the most a chunk takes: sparse ones take less, empty ones
-    /// nothing).
+    /// here as the most an archived chunk takes (a bitmap of S bits and its overhead: sparse
+    /// ones take less, empty ones nothing).
     pub fn next_insert_bytes(&self) -> u64 {
         let p = self.params;
         let slides = (self.next / p.batch)
             .saturating_sub(self.batch)
             .min(p.chunks());
-        slides.saturating_mul(p.chunk_bits / 8)
+        slides.saturating_mul(self.max_archived_bytes())
+    }
+
+    /// The most one archived chunk takes: its bitmap of S bits and its overhead.
+    fn max_archived_bytes(&self) -> u64 {
+        self.params.chunk_bits / 8 + archive::ARCHIVED_OVERHEAD
     }
 
     /// [`insert`](Self::insert), unless the filter could then take more than `limit` bytes:
@@ -405,7 +411,7 @@ impl SlidingWindowBloom {
     /// // position 2 slides the window, archiving a chunk of up to 256 bits: refused
     /// assert!(matches!(f.insert_within("c", limit), Err(amq::Error::OverLimit { .. })));
     /// assert_eq!(f.next_position(), 2); // nothing changed
-    /// assert_eq!(f.insert_within("c", limit + 32)?, 2);
+    /// assert_eq!(f.insert_within("c", limit + f.next_insert_bytes())?, 2);
     /// # Ok::<(), amq::Error>(())
     /// ```
     pub fn insert_within<T: Item + ?Sized>(&mut self, item: &T, limit: u64) -> Result<u64> {
@@ -427,8 +433,10 @@ impl SlidingWindowBloom {
         // is smaller), so the count of chunks bounds the archive in O(1); its exact size, a
         // sum over the archive, is needed only near the limit
         let p = self.params;
-        let bound = (self.archived_chunks().saturating_mul(p.chunk_bits / 8))
-            .saturating_add(p.window_bits / 8);
+        let bound = (self
+            .archived_chunks()
+            .saturating_mul(self.max_archived_bytes()))
+        .saturating_add(p.window_bits / 8);
         if bound.saturating_add(more) <= limit {
             return Ok(());
         }

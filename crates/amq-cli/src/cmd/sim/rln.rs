@@ -108,14 +108,15 @@ pub(super) fn run(a: RlnArgs) -> Result<ExitCode> {
                 }
             })
             .sum();
-        let per = set.size_bytes() as f64 / members as f64;
+        let table_bytes = set.table_bytes(); // as the plan counts them
+        let per = table_bytes as f64 / members as f64;
         let per_plan = plan_bytes as f64 / members as f64;
         let per_full = full_epoch as f64 / a.epoch_items as f64;
         let _ = writeln!(
             csv,
             "{},{members},{slashed},{epochs},{},{per:.4},{per_plan:.4},{per_full:.4},{},{fp},{got:.6e},{model:.6e},{:.6e},{checked},{missed}",
             item + 1,
-            set.size_bytes(),
+            table_bytes,
             a.queries,
             set.fpr_bound()
         );
@@ -203,7 +204,7 @@ pub(super) fn run(a: RlnArgs) -> Result<ExitCode> {
     let summary = serde_json::json!({
         "sim": "rln", "registered": a.members, "members": set.members(), "slashed": slashed,
         "epochs": set.epochs(), "epoch_items": a.epoch_items, "fingerprint_bits": f,
-        "bytes": set.size_bytes(), "bytes_per_member": last[4], "bytes_per_member_plan": last[5],
+        "bytes": set.table_bytes(), "bytes_per_member": last[4], "bytes_per_member_plan": last[5],
         "bytes_per_member_no_slashing": last[6],
         "fpr": last[1], "fpr_model": last[2], "fpr_bound": last[3],
         "max_fpr": rows.iter().map(|r| r[1]).fold(0.0, f64::max),
