@@ -148,5 +148,3 @@ impl Epoch {
 /// memory when only those were counted, and 0.99 times what is counted now (274 bytes an
 /// epoch: this overhead and 2 table bytes).
 pub(crate) const EPOCH_OVERHEAD: u64 = core::mem::size_of::<Epoch>() as u64 + 32;
-
-impl Epoch {}
