@@ -6,6 +6,7 @@
 
 use super::{Spec, Target};
 use crate::wire::Kind;
+use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
