@@ -100,8 +100,7 @@ fn spec(
             })?;
         }
     }
-    let spec: Spec = from_object(d.as_any(), "not a filter spec")?;
-    Ok(spec)
+    from_object(d.as_any(), "not a filter spec")
 }
 
 /// Plans a filter without allocating it: a dict with the keys of ``amq plan --json``

@@ -205,8 +205,8 @@ mod tests {
     use super::*;
     use crate::wire::Kind;
 
-    /// A spec of every kind with every optional field set: its serde form has exactly the
-    /// fields `Spec::fields` lists, plus `kind` and the target.
+    /// A spec of every kind: its serde form (optional fields too, as null or their default)
+    /// has exactly the fields `Spec::fields` lists, plus `kind` and the target.
     #[test]
     fn the_fields_are_the_serde_forms() {
         let examples = [

@@ -69,7 +69,7 @@ impl LogsBloomIndex {
     }
 
     /// An empty index with room for `blocks` blocks before it reallocates: 2,048 rows of
-    /// ⌈blocks/64⌉ 64-bit words, 32 bytes a block.
+    /// ⌈blocks/64⌉ 64-bit words, 256 bytes a block (one bit in each row).
     ///
     /// # Errors
     /// [`Error::OutOfMemory`](crate::Error::OutOfMemory) if that memory cannot be reserved.
