@@ -182,6 +182,7 @@ impl SlidingWindowBloom {
             batch,
             next,
             inserted,
+            archive_totals: ArchiveTotals::of(&archive),
             archive,
         })
     }

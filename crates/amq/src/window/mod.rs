@@ -110,6 +110,26 @@ pub struct SlidingWindowBloom {
     inserted: u64,
     /// Non-empty archived chunks, by increasing chunk number (all below `batch`).
     archive: Vec<Archived>,
+    /// The set bits of the archive and its bytes in memory, kept as chunks are archived and
+    /// set, so that `info` and the byte limits need not walk the archive.
+    archive_totals: ArchiveTotals,
+}
+
+/// Sums over the archive: set bits and bytes in memory ([`Archived::size_bytes`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct ArchiveTotals {
+    ones: u64,
+    bytes: u64,
+}
+
+impl ArchiveTotals {
+    /// The sums over `archive`, counted.
+    fn of(archive: &[Archived]) -> Self {
+        archive.iter().fold(Self::default(), |t, a| ArchiveTotals {
+            ones: t.ones + a.count(),
+            bytes: t.bytes + a.size_bytes(),
+        })
+    }
 }
 
 impl SlidingWindowBloom {
@@ -128,6 +148,7 @@ impl SlidingWindowBloom {
             next: 0,
             inserted: 0,
             archive: Vec::new(),
+            archive_totals: ArchiveTotals::default(),
         })
     }
 
@@ -157,12 +178,12 @@ impl SlidingWindowBloom {
     }
     /// Set bits in the archive.
     pub fn archived_bits_set(&self) -> u64 {
-        self.archive.iter().map(Archived::count).sum()
+        self.archive_totals.ones
     }
     /// Bytes of the archive in memory: each chunk's sparse offsets or bitmap, and the memory
     /// each takes besides (its bookkeeping and allocation, a fixed amount under 100 bytes).
     pub fn archive_bytes(&self) -> u64 {
-        self.archive.iter().map(Archived::size_bytes).sum()
+        self.archive_totals.bytes
     }
     /// Bytes of the active window plus the archive.
     pub fn size_bytes(&self) -> u64 {
@@ -301,7 +322,10 @@ impl SlidingWindowBloom {
             ChunkBits::Sparse(v)
         };
         debug_assert!(self.archive.last().is_none_or(|a| a.chunk < c));
-        self.archive.push(Archived { chunk: c, bits });
+        let a = Archived { chunk: c, bits };
+        self.archive_totals.ones += count;
+        self.archive_totals.bytes += a.size_bytes();
+        self.archive.push(a);
     }
 
     /// Inserts a precomputed item hash at `position`; `true` if any of its bits was zero.
@@ -343,14 +367,24 @@ impl SlidingWindowBloom {
     }
 
     fn archive_set(&mut self, chunk: u64, off: u64) -> bool {
+        let totals = &mut self.archive_totals;
         match self.archive.binary_search_by_key(&chunk, |a| a.chunk) {
-            Ok(i) => self.archive[i].set(off, self.params.chunk_bits),
+            Ok(i) => {
+                let a = &mut self.archive[i];
+                let before = a.size_bytes();
+                let new = a.set(off, self.params.chunk_bits);
+                totals.ones += u64::from(new);
+                totals.bytes = totals.bytes - before + a.size_bytes();
+                new
+            }
             Err(i) => {
                 let mut a = Archived {
                     chunk,
                     bits: ChunkBits::Sparse(Vec::new()),
                 };
                 a.set(off, self.params.chunk_bits);
+                totals.ones += 1;
+                totals.bytes += a.size_bytes();
                 self.archive.insert(i, a);
                 true
             }

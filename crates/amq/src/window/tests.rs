@@ -191,6 +191,8 @@ proptest! {
         for &(item, l) in &model {
             prop_assert!(f.contains(&item, l), "false negative: {} at {}", item, l);
         }
+        // the archive's set bits and bytes, kept as it changed, are its counts
+        prop_assert_eq!(f.archive_totals, ArchiveTotals::of(&f.archive));
         let bytes = f.to_bytes();
         let g = SlidingWindowBloom::from_bytes(&bytes).unwrap();
         prop_assert_eq!(g.to_bytes(), bytes);
