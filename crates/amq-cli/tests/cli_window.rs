@@ -75,6 +75,37 @@ fn window_insert_assigns_positions_and_finds_items_there() {
     assert!(v["archived_chunks"].as_u64().unwrap() > 0);
 }
 
+/// A bad item after good ones: the command fails naming it, prints no position (the
+/// earlier items' positions would be lies: the file keeps none of them) and leaves the file
+/// as it was.
+#[test]
+fn window_insert_failing_midway_prints_nothing_and_changes_nothing() {
+    let dir = Dir::new();
+    let f = dir.path("w.amq");
+    amq()
+        .args([
+            "window", "new", "--window", "512", "--chunk", "64", "--batch", "2", "--hashes", "4",
+            "-o",
+        ])
+        .arg(&f)
+        .assert()
+        .success();
+    let before = std::fs::read(&f).unwrap();
+    // the last position, u64::MAX, is refused: the second item fails
+    amq()
+        .args(["window", "insert", "--at", &(u64::MAX - 1).to_string()])
+        .arg(&f)
+        .arg("-")
+        .write_stdin("first\nsecond\nthird\n")
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "item 2 (second); nothing was written",
+        ));
+    assert_eq!(std::fs::read(&f).unwrap(), before);
+}
+
 #[test]
 fn window_neptune_preset_and_errors() {
     let dir = Dir::new();

@@ -3,7 +3,7 @@
 use crate::input;
 use amq::window::{SlidingWindowBloom, WindowParams};
 use anyhow::{Context, Result};
-use std::io::Write;
+use std::io::{self, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -151,17 +151,25 @@ fn new(a: NewArgs) -> Result<ExitCode> {
 fn insert(a: InsertArgs) -> Result<ExitCode> {
     let update = crate::fsio::Update::lock(&a.filter)?;
     let mut f = load(&a.filter)?;
-    let mut out = crate::output::stdout();
-    let mut next = a.at;
+    // the positions go to a temporary file first and reach stdout only once the filter is
+    // written: a bad item later in the input leaves the file unchanged and prints none
+    let spool = tempfile::tempfile().context("cannot create a temporary file for the output")?;
+    let mut out = io::BufWriter::with_capacity(1 << 16, spool);
+    let mut count = 0u64;
     input::for_each_item(&a.files, a.hex, |item| {
-        let position = match next {
-            Some(l) => {
-                f.insert_at(item, l)?;
-                next = Some(l.checked_add(1).context("positions exhausted")?);
-                l
-            }
-            None => f.insert(item)?,
+        // with --at, the items take consecutive positions from it
+        let inserted = match a.at.map(|at| at.checked_add(count)) {
+            Some(Some(l)) => f.insert_at(item, l).map(|_| l).map_err(Into::into),
+            Some(None) => Err(anyhow::anyhow!("positions exhausted")),
+            None => f.insert(item).map_err(Into::into),
         };
+        count += 1;
+        let position = inserted.with_context(|| {
+            format!(
+                "item {count} ({}); nothing was written",
+                input::display_item(item, a.hex)
+            )
+        })?;
         if a.json {
             let mut obj = serde_json::json!({ "position": position });
             input::set_item(&mut obj, "item", item, a.hex);
@@ -172,7 +180,11 @@ fn insert(a: InsertArgs) -> Result<ExitCode> {
         Ok(())
     })?;
     update.replace(&crate::fsio::encode(f.size_bytes(), || f.to_bytes())?)?;
-    out.flush()?;
+    let mut spool = out.into_inner().map_err(io::IntoInnerError::into_error)?;
+    spool.seek(io::SeekFrom::Start(0))?;
+    let mut stdout = crate::output::stdout();
+    io::copy(&mut spool, &mut stdout)?;
+    stdout.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 
