@@ -24,6 +24,8 @@ const DUMP_MAGIC: [u8; 4] = *b"AMQD";
 pub const DUMP_HEADER_LEN: usize = 24;
 /// The version of the dump header.
 const DUMP_VERSION: u16 = 1;
+/// The shortest `.amq` file: its 32-byte header.
+const MIN_AMQ_LEN: u64 = 32;
 
 /// A key's value.
 #[derive(Debug)]
@@ -154,9 +156,16 @@ pub fn rdb_decode(encver: i32, bytes: &[u8]) -> Result<Stored, Refused> {
                 .ok_or_else(|| Refused(format!("unknown filter kind code {code}")))?;
             let total = u64::from_le_bytes(rest[2..10].try_into().expect("8 bytes"));
             let bytes = &rest[10..];
-            if bytes.len() as u64 > total {
+            // what a header chunk and `load_chunk` allow: at least an `.amq` header
+            // announced, and fewer bytes than announced (the last chunk makes a filter)
+            if total < MIN_AMQ_LEN {
                 return Err(Refused(format!(
-                    "{} bytes loaded of an announced {total}",
+                    "a load of {total} bytes announced: too short to be an .amq file"
+                )));
+            }
+            if bytes.len() as u64 >= total {
+                return Err(Refused(format!(
+                    "{} bytes loaded of an announced {total}: a finished load is a filter",
                     bytes.len()
                 )));
             }
@@ -201,7 +210,7 @@ pub fn read_dump_header(h: &[u8]) -> Result<(Kind, u64), Refused> {
         return bad("unknown filter kind");
     };
     let total = u64::from_le_bytes(h[8..16].try_into().expect("8 bytes"));
-    if total < 32 {
+    if total < MIN_AMQ_LEN {
         return bad("too short to be an .amq file");
     }
     Ok((kind, total))
@@ -318,6 +327,24 @@ mod tests {
         assert!(rdb_decode(2, &rdb_encode(&v)).is_err());
         for cut in 0..12 {
             assert!(rdb_decode(1, &rdb_encode(&loading)[..cut]).is_err() || cut >= 11);
+        }
+        // a load that announces less than a header, or has all its bytes, is not one
+        // `*.LOADCHUNK` or the RDB could have left
+        for (total, bytes) in [
+            (31u64, vec![]),
+            (0, vec![]),
+            (3, vec![1, 2, 3]),
+            (500, vec![0; 500]),
+        ] {
+            let odd = Stored {
+                state: State::Loading {
+                    kind: Kind::Bloom,
+                    total,
+                    bytes,
+                },
+                dump: RefCell::new(None),
+            };
+            assert!(rdb_decode(1, &rdb_encode(&odd)).is_err(), "total {total}");
         }
         assert!(rdb_decode(1, &[7, 0, 0]).is_err());
         assert!(rdb_decode(1, &[]).is_err());
