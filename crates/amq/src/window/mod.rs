@@ -463,17 +463,6 @@ impl SlidingWindowBloom {
         if more == 0 {
             return Ok(());
         }
-        // an archived chunk takes at most S/8 bytes (a chunk is kept sparse only while that
-        // is smaller), so the count of chunks bounds the archive in O(1); its exact size, a
-        // sum over the archive, is needed only near the limit
-        let p = self.params;
-        let bound = (self
-            .archived_chunks()
-            .saturating_mul(self.max_archived_bytes()))
-        .saturating_add(p.window_bits / 8);
-        if bound.saturating_add(more) <= limit {
-            return Ok(());
-        }
         Error::check_limit(self.size_bytes(), more, true, limit)
     }
 
