@@ -1,5 +1,5 @@
 //! [`run`]: open the store, preload word lists, bind, print the URLs and serve until
-//! Ctrl-C or SIGTERM.
+//! Ctrl-C or SIGTERM, then fold the filters' logs into their snapshots.
 
 use crate::config::{Config, Preload};
 use crate::store::RedbStore;
@@ -60,9 +60,17 @@ async fn serve(config: Config, store: Arc<RedbStore>) -> Result<(), Error> {
     let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
         let _ = tcp.set_nodelay(true);
     });
-    axum::serve(listener, crate::app(state))
+    axum::serve(listener, crate::app(state.clone()))
         .with_graceful_shutdown(shutdown())
         .await?;
+    // the next start replays no record: a record is applied again under the code of that
+    // start, which may be another version's (whose byte accounting may differ)
+    match state.engine().fold_logs().await {
+        Ok(n) => eprintln!("amq serve: stopped; {n} filter logs folded into their snapshots"),
+        Err(e) => {
+            eprintln!("amq serve: stopped; the logs stay, to be replayed at the next start: {e}")
+        }
+    }
     Ok(())
 }
 

@@ -1,7 +1,8 @@
 //! `--max-filter-bytes` against a real server process: a filter that grows (a scalable Bloom
 //! filter's links, an expandable cuckoo filter's links, a sliding-window Bloom filter's
 //! archive, a sliding-window cuckoo filter's epochs) stops at the limit with a 422, before
-//! the growth is allocated, and a restart (under any limit) serves the same filter.
+//! the growth is allocated, and a restart (under any limit) serves the same filter; a server
+//! stopped by SIGTERM leaves no record to replay.
 
 mod common;
 
@@ -267,4 +268,66 @@ fn a_merge_is_held_to_the_limit() {
         Some(&json!({"from": "small"})),
     );
     assert_eq!((status, v["bytes"].as_u64()), (200, Some(big)), "{v}");
+}
+
+/// SIGTERM: the server stops, folds every filter's log into its snapshot and exits 0, so the
+/// next start replays no record. A record replayed by another version would be applied under
+/// that version's byte accounting, and could be refused where it was acknowledged.
+#[test]
+fn a_stopped_server_folds_its_logs_and_restarts_the_same() {
+    use amq_server::engine::keys;
+    use amq_server::store::{RedbStore, Store};
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let options = Options {
+        max_filter_bytes: Some(2048),
+        ..Options::default()
+    };
+    let names = ["window", "plain", "untouched"];
+    let s = Server::start(&data, options);
+    create(
+        &s,
+        "window",
+        json!({"kind": "sliding-window-bloom", "window_bits": 1024, "chunk_bits": 256, "batch": 4, "k": 3}),
+    );
+    create(
+        &s,
+        "plain",
+        json!({"kind": "bloom", "items": 1000, "fpr": 0.01}),
+    );
+    create(
+        &s,
+        "untouched",
+        json!({"kind": "bloom", "items": 10, "fpr": 0.01}),
+    );
+    for round in 0..3 {
+        for name in &names[..2] {
+            let (status, v) = add(&s, name, &items(name, round * 10..(round + 1) * 10));
+            assert_eq!(status, 200, "{name}: {v}");
+        }
+    }
+    let exports: Vec<Vec<u8>> = names.iter().map(|n| export(&s, n)).collect();
+    let printed = s.stop();
+    assert!(
+        printed.contains("stopped; 2 filter logs folded into their snapshots"),
+        "{printed}"
+    );
+    // each filter is its snapshot alone
+    let store = RedbStore::open(&data).unwrap();
+    for name in names {
+        let rows: Vec<Vec<u8>> = store
+            .scan(&keys::filter_prefix(name))
+            .unwrap()
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect();
+        assert_eq!(rows, vec![keys::snapshot_key(name)], "{name}");
+    }
+    drop(store);
+    let s = Server::start(&data, options);
+    for (name, bytes) in names.iter().zip(&exports) {
+        assert_eq!(&export(&s, name), bytes, "{name}");
+    }
+    // nothing changed since: nothing to fold
+    assert!(s.stop().contains("stopped; 0 filter logs folded"));
 }

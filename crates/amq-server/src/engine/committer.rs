@@ -25,6 +25,9 @@ pub(super) struct Committer {
     last_time: u64,
     /// Filters whose log is due to be folded into a snapshot.
     snapshots_due: Vec<(String, Arc<FilterEntry>)>,
+    /// Callers of [`Engine::fold_logs`](super::Engine::fold_logs), answered once the
+    /// snapshots due are durable.
+    folds_waiting: Vec<super::Reply<usize>>,
 }
 
 /// A job planned into the commit, applied once the commit is durable.
@@ -37,6 +40,7 @@ enum Step {
     Change(String, Arc<FilterEntry>, usize, super::Reply<Outcome>),
     CreateKeyset(String, Arc<KeysetEntry>, super::Reply<()>),
     KeysetItems(Arc<KeysetEntry>, usize, super::Reply<usize>),
+    FoldLogs(super::Reply<usize>),
 }
 
 fn fail<T: Send + 'static>(reply: super::Reply<T>, e: ApiError) -> Step {
@@ -60,6 +64,7 @@ impl Committer {
             jobs,
             last_time: 0,
             snapshots_due: Vec::new(),
+            folds_waiting: Vec::new(),
         }
     }
 
@@ -94,6 +99,7 @@ impl Committer {
         let mut writes: Vec<Write> = Vec::new();
         // snapshots first: they describe the filters before this batch's records
         let due = std::mem::take(&mut self.snapshots_due);
+        let folds = std::mem::take(&mut self.folds_waiting);
         let mut snapshotted = Vec::new();
         for (name, entry) in due {
             if entry.deleted.load(Ordering::Relaxed) {
@@ -136,11 +142,17 @@ impl Committer {
                 for step in steps {
                     step.fail_with(ApiError::storage(&e));
                 }
+                for reply in folds {
+                    let _ = reply.send(Err(ApiError::storage(&e)));
+                }
                 // try the snapshots again later
                 self.snapshots_due.extend(snapshotted);
                 return;
             }
             self.shared.commits.fetch_add(1, Ordering::Relaxed);
+        }
+        for reply in folds {
+            let _ = reply.send(Ok(snapshotted.len()));
         }
         for (_, entry) in snapshotted {
             entry.log_bytes.store(0, Ordering::Relaxed);
@@ -226,6 +238,7 @@ impl Committer {
                     Step::Change(name, entry, writes.len() - 1, reply)
                 }
             },
+            Job::FoldLogs { reply } => Step::FoldLogs(reply),
             Job::CreateKeyset {
                 id,
                 settings,
@@ -329,6 +342,25 @@ impl Committer {
                 entry.next_seq.fetch_add(1, Ordering::Relaxed);
                 let _ = reply.send(n);
             }
+            Step::FoldLogs(reply) => {
+                // every filter with records since its snapshot, answered once the next
+                // commit has written their snapshots (the run loop makes one at once)
+                for (name, entry) in read(&self.shared.filters).iter() {
+                    if entry.log_bytes.load(Ordering::Relaxed) > 0
+                        && !self
+                            .snapshots_due
+                            .iter()
+                            .any(|(_, e)| Arc::ptr_eq(e, entry))
+                    {
+                        self.snapshots_due.push((name.clone(), entry.clone()));
+                    }
+                }
+                if self.snapshots_due.is_empty() {
+                    let _ = reply.send(Ok(0));
+                } else {
+                    self.folds_waiting.push(reply);
+                }
+            }
         }
     }
 }
@@ -362,7 +394,7 @@ impl Step {
             Step::Change(_, _, _, r) => {
                 let _ = r.send(Err(e));
             }
-            Step::KeysetItems(_, _, r) => {
+            Step::KeysetItems(_, _, r) | Step::FoldLogs(r) => {
                 let _ = r.send(Err(e));
             }
         }

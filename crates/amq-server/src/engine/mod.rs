@@ -207,6 +207,10 @@ pub(crate) enum Job {
         record: Vec<u8>,
         reply: Reply<usize>,
     },
+    /// Fold every filter's log into a snapshot; the answer is how many were folded.
+    FoldLogs {
+        reply: Reply<usize>,
+    },
 }
 
 /// The filters and keysets, and the way to change them.
@@ -225,7 +229,7 @@ impl Job {
             | Job::DeleteFilter { reply, .. }
             | Job::CreateKeyset { reply, .. } => reply.is_closed(),
             Job::Change { reply, .. } => reply.is_closed(),
-            Job::KeysetItems { reply, .. } => reply.is_closed(),
+            Job::KeysetItems { reply, .. } | Job::FoldLogs { reply } => reply.is_closed(),
         }
     }
 }
@@ -350,6 +354,16 @@ impl Engine {
     pub async fn merge(&self, name: &str, other: &[u8]) -> Result<Outcome, ApiError> {
         self.change(name, record::record(Tag::Merge, &[other]))
             .await
+    }
+
+    /// Folds the log of every filter that has one into a new snapshot (`amq serve` does this
+    /// when it stops, so that the next start, maybe of another version, replays no record);
+    /// durable on return. The answer: how many filters' logs were folded.
+    ///
+    /// # Errors
+    /// 503 if the store failed (the logs stay, and are replayed at the next start).
+    pub async fn fold_logs(&self) -> Result<usize, ApiError> {
+        self.submit(|reply| Job::FoldLogs { reply }).await
     }
 
     /// Creates a Cashu keyset; durable on return.

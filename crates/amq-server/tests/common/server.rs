@@ -193,6 +193,33 @@ impl Server {
         (status, v)
     }
 
+    /// Stops the process with SIGTERM, as a service manager does, and waits (up to a
+    /// minute) for it to exit; what it printed on stderr.
+    ///
+    /// # Panics
+    /// If it does not exit, or exits with a failure.
+    pub fn stop(mut self) -> String {
+        let pid = self.child.id().to_string();
+        let sent = Command::new("kill").args(["-TERM", &pid]).status();
+        assert!(sent.is_ok_and(|s| s.success()), "kill -TERM {pid}");
+        let start = std::time::Instant::now();
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "the server did not stop"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        // let the stderr reader reach the end
+        std::thread::sleep(Duration::from_millis(100));
+        let printed = self.stderr();
+        assert!(status.success(), "{status}: {printed}");
+        printed
+    }
+
     /// Kills the process with SIGKILL (no shutdown: only what is on disk survives) and
     /// waits for it.
     pub fn kill(mut self) {
