@@ -17,7 +17,7 @@ use redis_module::commands::{
     get_redis_key_spec, BeginSearch, FindKeys, KeySpec, KeySpecFlags as F,
 };
 use redis_module::native_types::RedisType;
-use redis_module::{raw, Context};
+use redis_module::{raw, Context, ContextFlags};
 use std::ffi::{c_char, c_int, c_longlong, c_void, CString};
 use std::ptr;
 
@@ -49,15 +49,48 @@ pub static AMQ_TYPE: RedisType = RedisType::new(
 );
 
 /// Loads a value: one string buffer ([`stored::rdb_decode`]). Bytes that do not decode give
-/// NULL, which Redis reports as a corrupt RDB (or a `RESTORE` error) instead of a crash.
+/// NULL, which Redis reports as a corrupt RDB (or a `RESTORE` error) instead of a crash. A
+/// client's `RESTORE` of a filter over `amq.max-filter-bytes` gives NULL too (Redis answers
+/// "Bad data format"; the log says why); the RDB at start, a full sync and a replica's
+/// commands are not held to this server's limit ([`ops::check_size`](crate::ops::check_size)).
 unsafe extern "C" fn rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
     let Ok(buffer) = raw::load_string_buffer(rdb) else {
         return ptr::null_mut();
     };
-    match std::panic::catch_unwind(|| stored::rdb_decode(encver, buffer.as_ref())) {
-        Ok(Ok(value)) => Box::into_raw(Box::new(value)).cast::<c_void>(),
-        _ => ptr::null_mut(),
+    let value = match std::panic::catch_unwind(|| stored::rdb_decode(encver, buffer.as_ref())) {
+        Ok(Ok(value)) => value,
+        _ => return ptr::null_mut(),
+    };
+    // SAFETY: the API table is filled before any callback runs; `rdb` is the IO Redis
+    // passed, and the context it gives lives as long as the IO.
+    let ctx = unsafe { raw::RedisModule_GetContextFromIO.map(|get| get(rdb)) };
+    if let Some(why) = ctx.and_then(|ctx| over_limit(&Context::new(ctx), &value)) {
+        redis_module::logging::log_io_error(
+            rdb,
+            redis_module::logging::RedisLogLevel::Warning,
+            &format!("amq: RESTORE refused: {why}"),
+        );
+        return ptr::null_mut();
     }
+    Box::into_raw(Box::new(value)).cast::<c_void>()
+}
+
+/// Why a value that a client's command brings in (`RESTORE`, `COPY`) is refused: a filter,
+/// or a load in progress, larger than `amq.max-filter-bytes`. `None` while the server loads
+/// its data or is a replica (its primary held the value to its own limit).
+fn over_limit(ctx: &Context, value: &Stored) -> Option<String> {
+    let bytes = value.limited_bytes();
+    let limit = crate::ops::limit();
+    if bytes <= limit {
+        return None;
+    }
+    let flags = ctx.get_flags();
+    if flags.intersects(ContextFlags::LOADING | ContextFlags::SLAVE | ContextFlags::REPLICATED) {
+        return None;
+    }
+    Some(format!(
+        "the filter would take {bytes} bytes, over amq.max-filter-bytes ({limit})"
+    ))
 }
 
 /// Saves a value as one string buffer ([`stored::rdb_encode`]).
@@ -129,7 +162,8 @@ unsafe extern "C" fn mem_usage(value: *const c_void) -> usize {
     value.memory()
 }
 
-/// `COPY`: a deep copy.
+/// `COPY`: a deep copy, or NULL (Redis answers "module key failed to copy") for a filter
+/// over `amq.max-filter-bytes` (one made before the limit was lowered) on a primary.
 unsafe extern "C" fn copy(
     _from: *mut raw::RedisModuleString,
     _to: *mut raw::RedisModuleString,
@@ -137,6 +171,29 @@ unsafe extern "C" fn copy(
 ) -> *mut c_void {
     // SAFETY: as in `rdb_save`.
     let value = unsafe { &*value.cast::<Stored>() };
+    if value.limited_bytes() > crate::ops::limit() {
+        // SAFETY: the API table is filled before any callback runs; a thread-safe context
+        // without a blocked client is the documented way to a context outside a command's,
+        // and it is freed right after its flags are read.
+        let refused = unsafe {
+            match (
+                raw::RedisModule_GetThreadSafeContext,
+                raw::RedisModule_FreeThreadSafeContext,
+            ) {
+                (Some(get), Some(free)) => {
+                    let ctx = get(ptr::null_mut());
+                    let why = over_limit(&Context::new(ctx), value);
+                    free(ctx);
+                    why
+                }
+                _ => None,
+            }
+        };
+        if let Some(why) = refused {
+            Context::dummy().log_warning(&format!("amq: COPY refused: {why}"));
+            return ptr::null_mut();
+        }
+    }
     Box::into_raw(Box::new(value.clone())).cast::<c_void>()
 }
 

@@ -82,6 +82,15 @@ impl Stored {
         std::mem::size_of::<Stored>() + body + cached
     }
 
+    /// The bytes `amq.max-filter-bytes` holds the value to: the filter's
+    /// [`size_bytes`](AnyFilter::size_bytes), or the length a load in progress announced.
+    pub fn limited_bytes(&self) -> u64 {
+        match &self.state {
+            State::Ready(f) => f.size_bytes(),
+            State::Loading { total, .. } => *total,
+        }
+    }
+
     /// Forgets the cached dump (after a write).
     pub fn touched(&mut self) {
         *self.dump.get_mut() = None;
@@ -269,9 +278,19 @@ pub fn load_chunk(
     if end > total {
         return Err(Refused("invalid chunk - Too big for current filter".into()));
     }
-    bytes
-        .try_reserve(chunk.len())
-        .map_err(|_| Refused("cannot allocate the chunk".into()))?;
+    // grow by doubling as a Vec does, but never past the announced length (checked against
+    // the limit): a Vec's own growth could hold twice the limit for the last chunks
+    let need = bytes.len() + chunk.len(); // at most `total`, checked above
+    if need > bytes.capacity() {
+        let target = bytes
+            .capacity()
+            .saturating_mul(2)
+            .min(usize::try_from(total).unwrap_or(usize::MAX))
+            .max(need);
+        bytes
+            .try_reserve_exact(target - bytes.len())
+            .map_err(|_| Refused("cannot allocate the chunk".into()))?;
+    }
     bytes.extend_from_slice(chunk);
     if (bytes.len() as u64) < total {
         return Ok(Loaded::Partial);
@@ -372,6 +391,24 @@ mod tests {
             it = next;
         }
         assert_eq!(done, Some(f));
+    }
+
+    /// The bytes of a load never take more memory than the length it announced (a `Vec`'s
+    /// doubling took up to twice that).
+    #[test]
+    fn a_load_holds_at_most_its_announced_length() {
+        let total = 10 * 1024 + 1;
+        let mut bytes = Vec::new();
+        let mut end = 1i64;
+        while (bytes.len() as u64) + 1000 < total {
+            end += 1000;
+            assert_eq!(
+                load_chunk(Kind::Bloom, total, &mut bytes, end, &[0; 1000]),
+                Ok(Loaded::Partial)
+            );
+            assert!(bytes.capacity() as u64 <= total, "{}", bytes.capacity());
+        }
+        assert!(bytes.capacity() as u64 == total);
     }
 
     #[test]

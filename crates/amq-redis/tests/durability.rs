@@ -262,3 +262,36 @@ fn restore_of_a_crafted_payload_is_an_error_not_a_crash() {
     let restored = [b"RESTORE".as_slice(), b"copy", b"0", &dump];
     assert_eq!(call(&mut c, &restored), Ok(Value::Okay));
 }
+
+/// A client's `RESTORE` and `COPY` bring in a filter without a command of the module's: they
+/// are held to `amq.max-filter-bytes` as `AMQ.RESTORE` is (a restart loads its RDB whatever
+/// the limit: a `DEBUG RELOAD` keeps the filter over it).
+#[test]
+fn restore_and_copy_are_held_to_the_limit() {
+    let s = Server::start(&[]);
+    let mut c = s.con();
+    ok(&mut c, "BF.RESERVE big 0.0001 100000"); // about 234 kB
+    let dump = bytes(&ok(&mut c, "DUMP big"));
+    ok(&mut c, "CONFIG SET amq.max-filter-bytes 65536");
+    let e = call(&mut c, &[b"RESTORE", b"again", b"0", &dump]).unwrap_err();
+    assert!(e.contains("Bad data format"), "{e}");
+    assert!(
+        s.log()
+            .contains("amq: RESTORE refused: the filter would take"),
+        "{}",
+        s.log()
+    );
+    let e = fails(&mut c, "COPY big twin");
+    assert!(e.contains("failed to copy"), "{e}");
+    assert_eq!(int(&ok(&mut c, "EXISTS again twin")), 0);
+    ok(&mut c, "DEBUG RELOAD");
+    assert_eq!(int(&ok(&mut c, "EXISTS big")), 1);
+    // under the limit both go through
+    ok(&mut c, "CONFIG SET amq.max-filter-bytes 1gb");
+    assert_eq!(
+        call(&mut c, &[b"RESTORE", b"again", b"0", &dump]),
+        Ok(Value::Okay)
+    );
+    assert_eq!(int(&ok(&mut c, "COPY big twin")), 1);
+    assert_eq!(bytes(&ok(&mut c, "DUMP twin")), dump);
+}
