@@ -111,6 +111,7 @@ pub mod filter;
 pub mod formats;
 pub mod gcs;
 pub mod hash;
+mod list;
 pub mod math;
 pub mod negative;
 mod registry;

@@ -3,7 +3,7 @@
 
 use super::plan::log2_buckets_for;
 use crate::hash::{cuckoo_fingerprint, halving_cuckoo_alt_index, halving_cuckoo_index};
-use crate::ttl::lanes::{Shape, View};
+use crate::ttl::lanes::{Shape, View, PAD};
 use crate::ttl::table::Table;
 
 /// One epoch's table and counts.
@@ -135,16 +135,19 @@ impl Epoch {
         self.table.size_bytes()
     }
 
-    /// Bytes of the epoch in memory: its table and [`EPOCH_OVERHEAD`].
+    /// Bytes of the epoch's table in memory: its buckets and [`TABLE_OVERHEAD`] (its entry
+    /// in the set's list is counted by the set: [`EPOCH_SLOT`]).
     pub(crate) fn size_bytes(&self) -> u64 {
-        self.table_bytes() + EPOCH_OVERHEAD
+        self.table_bytes() + TABLE_OVERHEAD
     }
 }
 
-/// The memory an epoch takes besides its table's bytes: its entry in the set's list of epochs
-/// and the table's allocation (at least 32 bytes however small the table). Counted in every
-/// size and byte limit, so that a set of many tiny epochs is held to its limit in memory, not
-/// only in table bytes: 10⁶ epochs of one registration took 136 times their table bytes in
-/// memory when only those were counted, and 0.99 times what is counted now (274 bytes an
-/// epoch: this overhead and 2 table bytes).
-pub(crate) const EPOCH_OVERHEAD: u64 = core::mem::size_of::<Epoch>() as u64 + 32;
+/// The memory an epoch's table takes besides its buckets: its padding and its allocation (at
+/// least 32 bytes however small the table). With [`EPOCH_SLOT`] for each entry the set's list
+/// of epochs has room for, counted in every size and byte limit, so that a set of many tiny
+/// epochs is held to its limit in memory, not only in table bytes: 10⁶ epochs of one
+/// registration took 136 times their table bytes in memory when only those were counted.
+pub(crate) const TABLE_OVERHEAD: u64 = PAD as u64 + 32;
+
+/// The bytes of one entry of the set's list of epochs.
+pub(crate) const EPOCH_SLOT: u64 = core::mem::size_of::<Epoch>() as u64;

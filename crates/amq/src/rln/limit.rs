@@ -54,7 +54,10 @@ impl SlidingWindowCuckoo {
     /// checked), so the count of epochs bounds the size in O(1). Summed at every epoch
     /// opened, 2·10⁶ plain registrations in epochs of 20 took 9.4 s instead of 0.07 s.
     fn check_growth(&self, more: u64, limit: u64) -> Result<()> {
-        let bound = self.epochs().saturating_mul(self.new_epoch_bytes());
+        let bound = self
+            .epochs()
+            .saturating_mul(self.epoch_bytes() + super::epoch::TABLE_OVERHEAD)
+            .saturating_add(self.list_bytes());
         if bound.saturating_add(more) <= limit {
             return Ok(());
         }

@@ -62,6 +62,7 @@ use crate::cuckoo::{fpr_exact, PLANNED_LOAD};
 use crate::error::{Error, Result};
 use crate::filter::Item;
 use crate::hash::hash128;
+use crate::list;
 use crate::ttl::lanes::{Shape, MAX_SLOT_BITS, SLOTS};
 use alloc::vec::Vec;
 use epoch::Epoch;
@@ -197,9 +198,12 @@ impl SlidingWindowCuckoo {
     }
 
     /// What a new epoch adds to [`size_bytes`](Self::size_bytes): its table and the memory
-    /// an epoch takes besides.
+    /// an epoch takes besides (the table's padding and allocation, and the room it takes in
+    /// the list of epochs).
     pub fn new_epoch_bytes(&self) -> u64 {
-        self.epoch_bytes() + epoch::EPOCH_OVERHEAD
+        let len = self.epochs.len();
+        let slots = list::room(len + 1) - list::room(len);
+        self.epoch_bytes() + epoch::TABLE_OVERHEAD + slots * epoch::EPOCH_SLOT
     }
     /// The hash seed.
     pub fn seed(&self) -> u64 {
@@ -235,10 +239,17 @@ impl SlidingWindowCuckoo {
     pub fn table_bytes(&self) -> u64 {
         self.epochs.iter().map(Epoch::table_bytes).sum()
     }
-    /// Bytes in memory: every epoch's table, and for each epoch the memory it takes besides
-    /// (its bookkeeping and the table's allocation, a fixed amount under 300 bytes).
+    /// Bytes in memory: every epoch's table with its padding and allocation (48 bytes), and
+    /// the list of epochs (an entry of about 240 bytes for each epoch, and spare room for at
+    /// most an eighth more).
     pub fn size_bytes(&self) -> u64 {
-        self.epochs.iter().map(Epoch::size_bytes).sum()
+        let tables: u64 = self.epochs.iter().map(Epoch::size_bytes).sum();
+        tables + self.list_bytes()
+    }
+
+    /// The most bytes the list of epochs takes ([`list::room`]).
+    fn list_bytes(&self) -> u64 {
+        list::room(self.epochs.len()) * epoch::EPOCH_SLOT
     }
     /// m, the bits of all the epochs' slots.
     pub fn m(&self) -> u64 {
@@ -325,10 +336,10 @@ impl SlidingWindowCuckoo {
         self.first
             .checked_add(self.epochs() + 1)
             .ok_or_else(|| Error::invalid("epoch", "the epoch numbers are exhausted"))?;
-        self.epochs
-            .try_reserve(1)
+        let epoch = Epoch::new(self.shape, self.log2_buckets)?;
+        list::try_reserve_one(&mut self.epochs)
             .map_err(|_| Error::invalid("epoch", "cannot allocate another epoch"))?;
-        self.epochs.push(Epoch::new(self.shape, self.log2_buckets)?);
+        self.epochs.push(epoch);
         self.open = true;
         Ok(())
     }
@@ -528,8 +539,7 @@ impl SlidingWindowCuckoo {
                     ),
                 ));
             }
-            self.epochs
-                .try_reserve(1)
+            list::try_reserve_one(&mut self.epochs)
                 .map_err(|_| Error::invalid("part", "cannot allocate another epoch"))?;
             self.epochs.push(epoch.clone());
         } else {

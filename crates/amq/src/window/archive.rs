@@ -61,6 +61,7 @@ impl Archived {
             ChunkBits::Sparse(v) => match v.binary_search(&(off as u32)) {
                 Ok(_) => false,
                 Err(at) => {
+                    crate::list::reserve_one(v);
                     v.insert(at, off as u32);
                     if dense_is_smaller(v.len() as u64, chunk_bits) {
                         let mut words = vec![0u64; (chunk_bits / 64) as usize];
@@ -81,22 +82,27 @@ impl Archived {
         }
     }
 
-    /// Bytes in memory: the offsets or the bitmap, and [`ARCHIVED_OVERHEAD`].
+    /// Bytes in memory: the offsets (with the spare room they may have,
+    /// [`list::room`](crate::list::room)) or the bitmap, and [`ALLOCATION_OVERHEAD`] (the
+    /// archive counts the chunk's entry: [`ARCHIVED_SLOT`]).
     pub(super) fn size_bytes(&self) -> u64 {
         let bits = match &self.bits {
-            ChunkBits::Sparse(v) => 4 * v.len() as u64,
+            ChunkBits::Sparse(v) => 4 * crate::list::room(v.len()),
             ChunkBits::Dense(w) => 8 * w.len() as u64,
         };
-        bits + ARCHIVED_OVERHEAD
+        bits + ALLOCATION_OVERHEAD
     }
 }
 
-/// The memory an archived chunk takes besides its offsets or bitmap: its entry in the archive
-/// and its allocation (at least 32 bytes however few its offsets). Counted in every size and
-/// byte limit, so that an archive of many sparse chunks is held to its limit in memory: 10⁶
-/// chunks of one offset (4 bytes) took ten times those bytes in memory when only they were
-/// counted.
-pub(super) const ARCHIVED_OVERHEAD: u64 = core::mem::size_of::<Archived>() as u64 + 32;
+/// The memory an archived chunk's offsets or bitmap take besides their bytes: the allocation
+/// (at least 32 bytes however few the offsets). With [`ARCHIVED_SLOT`] for each entry the
+/// archive has room for, counted in every size and byte limit, so that an archive of many
+/// sparse chunks is held to its limit in memory: 10⁶ chunks of one offset (4 bytes) took ten
+/// times those bytes in memory when only they were counted.
+pub(super) const ALLOCATION_OVERHEAD: u64 = 32;
+
+/// The bytes of one entry of the archive.
+pub(super) const ARCHIVED_SLOT: u64 = core::mem::size_of::<Archived>() as u64;
 
 /// The encoding rule: dense once 32 bits per set bit reach the S bits of a bitmap.
 #[inline]

@@ -180,10 +180,11 @@ impl SlidingWindowBloom {
     pub fn archived_bits_set(&self) -> u64 {
         self.archive_totals.ones
     }
-    /// Bytes of the archive in memory: each chunk's sparse offsets or bitmap, and the memory
-    /// each takes besides (its bookkeeping and allocation, a fixed amount under 100 bytes).
+    /// Bytes of the archive in memory: each chunk's sparse offsets or bitmap with its
+    /// allocation, and the archive's list (an entry of 40 bytes for each chunk, and spare room
+    /// for at most an eighth more).
     pub fn archive_bytes(&self) -> u64 {
-        self.archive_totals.bytes
+        self.archive_totals.bytes + crate::list::room(self.archive.len()) * archive::ARCHIVED_SLOT
     }
     /// Bytes of the active window plus the archive.
     pub fn size_bytes(&self) -> u64 {
@@ -325,6 +326,7 @@ impl SlidingWindowBloom {
         let a = Archived { chunk: c, bits };
         self.archive_totals.ones += count;
         self.archive_totals.bytes += a.size_bytes();
+        crate::list::reserve_one(&mut self.archive);
         self.archive.push(a);
     }
 
@@ -385,6 +387,7 @@ impl SlidingWindowBloom {
                 a.set(off, self.params.chunk_bits);
                 totals.ones += 1;
                 totals.bytes += a.size_bytes();
+                crate::list::reserve_one(&mut self.archive);
                 self.archive.insert(i, a);
                 true
             }
@@ -412,19 +415,23 @@ impl SlidingWindowBloom {
     /// The most bytes inserting at [`next_position`](Self::next_position) can add to
     /// [`size_bytes`](Self::size_bytes): 0 while that position is in the window's last
     /// batch; otherwise the window slides first and archives each chunk it leaves, counted
-    /// here as the most an archived chunk takes (a bitmap of S bits and its overhead: sparse
-    /// ones take less, empty ones nothing).
+    /// here as the most an archived chunk takes (a bitmap of S bits with its allocation, and
+    /// its entry in the archive: sparse ones take less, empty ones nothing).
     pub fn next_insert_bytes(&self) -> u64 {
         let p = self.params;
         let slides = (self.next / p.batch)
             .saturating_sub(self.batch)
             .min(p.chunks());
-        slides.saturating_mul(self.max_archived_bytes())
-    }
-
-    /// The most one archived chunk takes: its bitmap of S bits and its overhead.
-    fn max_archived_bytes(&self) -> u64 {
-        self.params.chunk_bits / 8 + archive::ARCHIVED_OVERHEAD
+        let len = self.archive.len();
+        let entries = usize::try_from(slides)
+            .ok()
+            .and_then(|s| len.checked_add(s))
+            .map_or(u64::MAX, |after| {
+                crate::list::room(after) - crate::list::room(len)
+            });
+        slides
+            .saturating_mul(p.chunk_bits / 8 + archive::ALLOCATION_OVERHEAD)
+            .saturating_add(entries.saturating_mul(archive::ARCHIVED_SLOT))
     }
 
     /// [`insert`](Self::insert), unless the filter could then take more than `limit` bytes:
