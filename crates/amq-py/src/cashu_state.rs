@@ -231,7 +231,7 @@ impl PyStateBlock {
         slf: &Bound<'py, Self>,
     ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
         let from = slf.get_type().getattr("from_bytes")?;
-        Ok((from, (slf.borrow().to_bytes(slf.py()),)))
+        Ok((from, (slf.try_borrow()?.to_bytes(slf.py()),)))
     }
 
     fn __repr__(&self) -> String {

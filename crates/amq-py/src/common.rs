@@ -38,7 +38,7 @@ macro_rules! filter_class {
             ) -> pyo3::PyResult<(pyo3::Bound<'py, pyo3::PyAny>, (pyo3::Bound<'py, pyo3::types::PyBytes>,))> {
                 use pyo3::types::PyAnyMethods as _;
                 let from = slf.get_type().getattr("from_bytes")?;
-                Ok((from, (slf.borrow().to_bytes(slf.py()),)))
+                Ok((from, (slf.try_borrow()?.to_bytes(slf.py()),)))
             }
 
             fn __copy__(&self) -> Self {
@@ -139,8 +139,8 @@ macro_rules! membership_class {
                 if slf.is(other) {
                     return Ok(());
                 }
-                let o = other.borrow();
-                slf.borrow_mut().inner.union(&o.inner).py()
+                let o = other.try_borrow()?;
+                slf.try_borrow_mut()?.inner.union(&o.inner).py()
             }
             $($rest)*
         });
@@ -153,11 +153,11 @@ macro_rules! membership_class {
             fn union(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<()> {
                 use $crate::errors::IntoPy as _;
                 let o = if slf.is(other) {
-                    slf.borrow().inner.clone()
+                    slf.try_borrow()?.inner.clone()
                 } else {
-                    other.borrow().inner.clone()
+                    other.try_borrow()?.inner.clone()
                 };
-                slf.borrow_mut().inner.union(&o).py()
+                slf.try_borrow_mut()?.inner.union(&o).py()
             }
             $($rest)*
         });
@@ -217,8 +217,8 @@ macro_rules! membership_class {
 
             fn __or__(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<Self> {
                 use $crate::errors::IntoPy as _;
-                let mut out = slf.borrow().copy();
-                out.inner.union(&other.borrow().inner).py()?;
+                let mut out = slf.try_borrow()?.copy();
+                out.inner.union(&other.try_borrow()?.inner).py()?;
                 Ok(out)
             }
 

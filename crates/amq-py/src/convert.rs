@@ -5,9 +5,9 @@
 use crate::errors::{serde_error, IntoPy};
 use amq::math::Spec;
 use amq::AnyFilter;
-use pyo3::exceptions::PyMemoryError;
+use pyo3::exceptions::{PyMemoryError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyString};
+use pyo3::types::{PyByteArray, PyBytes, PyMapping, PySequence, PyString};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -32,7 +32,44 @@ pub fn from_object<T: DeserializeOwned>(obj: &Bound<'_, PyAny>, what: &str) -> P
     if let Ok(b) = obj.cast::<PyByteArray>() {
         return serde_json::from_slice(&b.to_vec()).map_err(|e| serde_error(what, e));
     }
+    check_depth(obj, what)?;
     pythonize::depythonize(obj).map_err(|e| serde_error(what, e))
+}
+
+/// How deeply lists and dicts may nest in an object read with [`from_object`]: serde_json's
+/// own limit for JSON text.
+const MAX_DEPTH: usize = 128;
+
+/// `ValueError` for an object whose lists, tuples, other sequences and dicts nest deeper than
+/// [`MAX_DEPTH`]: the reader recurses once a level, and 20,000 levels overflowed the stack
+/// (a crash of the interpreter). Walked without recursion; iterators are not consumed.
+fn check_depth(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<()> {
+    let mut stack = vec![(obj.clone(), 0usize)];
+    while let Some((o, depth)) = stack.pop() {
+        if o.is_instance_of::<PyString>()
+            || o.is_instance_of::<PyBytes>()
+            || o.is_instance_of::<PyByteArray>()
+        {
+            continue;
+        }
+        let children: Vec<Bound<'_, PyAny>> = if let Ok(d) = o.cast::<PyMapping>() {
+            d.values()?.iter().collect()
+        } else if let Ok(seq) = o.cast::<PySequence>() {
+            seq.try_iter()?.collect::<PyResult<_>>()?
+        } else {
+            continue;
+        };
+        if children.is_empty() {
+            continue;
+        }
+        if depth >= MAX_DEPTH {
+            return Err(PyValueError::new_err(format!(
+                "{what}: nested more than {MAX_DEPTH} levels deep"
+            )));
+        }
+        stack.extend(children.into_iter().map(|c| (c, depth + 1)));
+    }
+    Ok(())
 }
 
 /// Refuses, with `MemoryError`, a filter whose table cannot be allocated, before the library

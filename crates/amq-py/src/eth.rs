@@ -194,7 +194,7 @@ impl PyLogsBloom {
         slf: &Bound<'py, Self>,
     ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
         let cls = slf.get_type().into_any();
-        Ok((cls, (slf.borrow().to_bytes(slf.py()),)))
+        Ok((cls, (slf.try_borrow()?.to_bytes(slf.py()),)))
     }
 
     fn __str__(&self) -> String {

@@ -206,13 +206,13 @@ macro_rules! bloom_class {
             if slf.is(other) {
                 return Ok(());
             }
-            let o = other.borrow();
-            slf.borrow_mut().inner.intersect(&o.inner).py()
+            let o = other.try_borrow()?;
+            slf.try_borrow_mut()?.inner.intersect(&o.inner).py()
         }
 
         fn __and__(slf: &Bound<'_, Self>, other: &Bound<'_, Self>) -> PyResult<Self> {
-            let mut out = slf.borrow().copy();
-            out.inner.intersect(&other.borrow().inner).py()?;
+            let mut out = slf.try_borrow()?.copy();
+            out.inner.intersect(&other.try_borrow()?.inner).py()?;
             Ok(out)
         }
 

@@ -122,8 +122,8 @@ filter_class!(PyRln, SlidingWindowCuckoo::from_bytes, same,
     /// Raises ``ValueError`` (and changes nothing) for another shape or seed, or an epoch that
     /// is neither held nor the next one.
     fn apply_epoch(slf: &Bound<'_, Self>, part: &Bound<'_, Self>) -> PyResult<()> {
-        let part = part.borrow().inner.clone();
-        slf.borrow_mut().inner.apply_epoch(&part).py()
+        let part = part.try_borrow()?.inner.clone();
+        slf.try_borrow_mut()?.inner.apply_epoch(&part).py()
     }
 
     /// Epoch ``epoch``'s figures as a dict (``epoch``, ``registered``, ``members``,

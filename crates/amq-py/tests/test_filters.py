@@ -575,3 +575,26 @@ def test_a_spec_with_two_sizes_says_they_are_alternatives():
     with pytest.raises(ValueError, match='unknown parameter "m_bits": an aging-bloom filter '
                                          'takes window, window_seconds'):
         amq.plan(kind="aging-bloom", window=10, generations=4, fpr=0.01, m_bits=5)
+
+
+def test_deeply_nested_input_is_a_value_error_not_a_crash():
+    """A spec or logs nested 100,000 levels deep overflowed the stack of the reader (the
+    interpreter died with SIGSEGV); past 128 levels, as JSON text already was, they are a
+    ValueError. Shallow nesting still reads."""
+    import collections
+
+    x = 0
+    for _ in range(100_000):
+        x = [x]
+    with pytest.raises(ValueError, match="nested more than 128 levels"):
+        amq.plan(kind="bloom", items=x, fpr=0.01)
+    with pytest.raises(ValueError, match="nested more than 128 levels"):
+        amq.new({"kind": "bloom", "items": x, "fpr": 0.01})
+    d = collections.deque()
+    for _ in range(100_000):
+        d = collections.deque([d])
+    with pytest.raises(ValueError, match="nested more than 128 levels"):
+        amq.eth.bloom(d)
+    assert amq.eth.bloom(collections.deque()).hex() == "0x" + "00" * 256
+    with pytest.raises(ValueError):
+        amq.plan(kind="bloom", items=[[[1]]], fpr=0.01)  # shallow: the usual type error

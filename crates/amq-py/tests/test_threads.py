@@ -56,3 +56,63 @@ def test_a_batch_answers_at_its_own_time_while_other_threads_ask_at_another(kind
     # and the filter itself was left as it was
     assert (f.contains_many(KEYS, now=T) == alone).all()
 
+
+
+def _busy(f, call):
+    """Runs `call` while `f.add_many` holds `f` (from inside the iterator it consumes): the
+    exception `call` raised, or None."""
+    seen = []
+
+    def items():
+        yield 1
+        try:
+            call()
+        except Exception as e:  # noqa: BLE001 - the test inspects what was raised
+            seen.append(e)
+        yield 2
+
+    f.add_many(items())
+    return seen[0] if seen else None
+
+
+@pytest.mark.parametrize(
+    "what",
+    ["union into it", "union from it", "|", "&", "intersect", "pickle", "copy"],
+)
+def test_a_filter_in_a_batch_call_refuses_other_uses_with_runtime_error(what):
+    """What needs a filter that a batch call holds raises RuntimeError (Already borrowed), as
+    docs/python.md says; some of these panicked (pyo3's PanicException) instead."""
+    import pickle
+
+    f, g = amq.BloomFilter(1000, 3), amq.BloomFilter(1000, 3)
+    call = {
+        "union into it": lambda: f.union(g),
+        "union from it": lambda: g.union(f),
+        "|": lambda: f | g,
+        "&": lambda: g & f,
+        "intersect": lambda: g.intersect(f),
+        "pickle": lambda: pickle.dumps(f),
+        "copy": lambda: f.copy(),
+    }[what]
+    e = _busy(f, call)
+    assert isinstance(e, RuntimeError) and "borrow" in str(e).lower(), repr(e)
+    assert 1 in f and 2 in f
+
+
+def test_apply_epoch_during_register_many_is_a_runtime_error():
+    s = amq.SlidingWindowCuckoo(20, 0.01)
+    part = amq.SlidingWindowCuckoo(20, 0.01)
+    part.register(b"x")
+    part = part.export_epoch(0)
+    seen = []
+
+    def items():
+        yield b"a"
+        try:
+            s.apply_epoch(part)
+        except Exception as e:  # noqa: BLE001
+            seen.append(e)
+        yield b"b"
+
+    s.register_many(items())
+    assert len(seen) == 1 and isinstance(seen[0], RuntimeError), seen
