@@ -333,6 +333,19 @@ fn corrupt_files_are_refused() {
     let mut payload = c.payload.to_vec();
     payload.extend_from_slice(&[0; 8]);
     assert!(SlidingWindowCuckoo::from_bytes(&reencode(&c.params, &payload)).is_err());
+    // an open epoch holds fewer than B registrations (its B-th closes it): one that says B
+    // would take a (B+1)-th, and the file it then wrote would not load
+    let mut open = SlidingWindowCuckoo::new(4, 12, 1, 0).unwrap();
+    open.register(&0u32).unwrap();
+    open.register(&1u32).unwrap();
+    let open_bytes = open.to_bytes();
+    let o = amq::wire::decode(&open_bytes).unwrap();
+    for (registered, ok) in [(3u64, true), (4, false)] {
+        let mut payload = o.payload.to_vec();
+        payload[8..16].copy_from_slice(&registered.to_le_bytes());
+        let r = SlidingWindowCuckoo::from_bytes(&reencode(&o.params, &payload));
+        assert_eq!(r.is_ok(), ok, "registered {registered}: {r:?}");
+    }
     for cut in 0..good.len() {
         assert!(SlidingWindowCuckoo::from_bytes(&good[..cut]).is_err());
     }

@@ -142,11 +142,18 @@ impl SlidingWindowCuckoo {
                     alloc::format!("2^{k} buckets (an open epoch has 2^{k0})"),
                 );
             }
-            if registered > epoch_items || live > registered {
+            // an epoch closes at its B-th registration: an open one holds fewer
+            let most = if open == 1 && last {
+                epoch_items - 1
+            } else {
+                epoch_items
+            };
+            if registered > most || live > registered {
                 return bad(
                     at + 8,
                     alloc::format!(
-                        "{live} members of {registered} registrations (B = {epoch_items})"
+                        "{live} members of {registered} registrations (B = {epoch_items}{})",
+                        if most < epoch_items { ", open" } else { "" }
                     ),
                 );
             }
