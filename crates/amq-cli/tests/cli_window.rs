@@ -5,9 +5,8 @@ mod common;
 use common::{amq, json, words, Dir};
 use predicates::prelude::*;
 
-#[test]
-fn window_insert_assigns_positions_and_finds_items_there() {
-    let dir = Dir::new();
+/// A new sliding-window Bloom filter of W = 512, S = 64, B = 2, k = 4 in `dir`.
+fn small_window(dir: &Dir) -> std::path::PathBuf {
     let f = dir.path("w.amq");
     amq()
         .args([
@@ -17,6 +16,13 @@ fn window_insert_assigns_positions_and_finds_items_there() {
         .arg(&f)
         .assert()
         .success();
+    f
+}
+
+#[test]
+fn window_insert_assigns_positions_and_finds_items_there() {
+    let dir = Dir::new();
+    let f = small_window(&dir);
     amq()
         .args(["window", "insert"])
         .arg(&f)
@@ -81,15 +87,7 @@ fn window_insert_assigns_positions_and_finds_items_there() {
 #[test]
 fn window_insert_failing_midway_prints_nothing_and_changes_nothing() {
     let dir = Dir::new();
-    let f = dir.path("w.amq");
-    amq()
-        .args([
-            "window", "new", "--window", "512", "--chunk", "64", "--batch", "2", "--hashes", "4",
-            "-o",
-        ])
-        .arg(&f)
-        .assert()
-        .success();
+    let f = small_window(&dir);
     let before = std::fs::read(&f).unwrap();
     // the last position, u64::MAX, is refused: the second item fails
     amq()
