@@ -62,10 +62,24 @@ def test_the_command_line_reads_the_file(run_cli, workdir, f):
 
 def test_union_of_chains_holds_both_sets():
     a, b = amq.ScalableBloomFilter(N, 0.01), amq.ScalableBloomFilter(N, 0.01)
-    a.add_many(range(3 * N))
-    b.add_many(range(10 * N, 12 * N))
+    a.add_many(range(N // 2))
+    b.add_many(range(10 * N, 10 * N + N // 2))
     u = a | b
-    assert all(u.contains_many(range(3 * N))) and all(u.contains_many(range(10 * N, 12 * N)))
+    assert all(u.contains_many(range(N // 2)))
+    assert all(u.contains_many(range(10 * N, 10 * N + N // 2)))
+    assert u.links == 1 and u.inserted == 2 * (N // 2)
+    # a chain of three links OR-ed into an empty one: the later links are copied
+    grown = amq.ScalableBloomFilter(N, 0.01)
+    grown.add_many(range(20 * N, 27 * N))
+    assert grown.links == 3
+    v = amq.ScalableBloomFilter(N, 0.01) | grown
+    assert v.to_bytes() == grown.to_bytes()
+    # a's and the grown chain's first links together hold more than the N items it is
+    # planned for: its rate, and the chain's fpr_bound, would no longer hold
+    before = a.to_bytes()
+    with pytest.raises(amq.FilterFullError, match="capacity"):
+        a.union(grown)
+    assert a.to_bytes() == before
     with pytest.raises(ValueError):
         a.union(amq.ScalableBloomFilter(N, 0.01, seed=1))
     c, d = amq.ExpandableCuckooFilter(N, 0.01), amq.ExpandableCuckooFilter(N, 0.01)

@@ -42,7 +42,8 @@ pub enum Error {
         /// Its value in the right-hand filter.
         right: u64,
     },
-    /// The structure is full; the item was not added, and every item added before is kept.
+    /// The structure is full; nothing was added (the item, or a union's other filter), and
+    /// every item added before is kept.
     Full {
         /// How many items the structure holds.
         items: u64,
@@ -206,7 +207,7 @@ impl fmt::Display for Error {
                 write!(f, "filters differ in {field}: {left} vs {right}")
             }
             Error::Full { items, capacity } => {
-                write!(f, "filter is full ({items} items, capacity {capacity}); the item was not added")
+                write!(f, "filter is full ({items} items, capacity {capacity}); nothing was added")
             }
             Error::Truncated {
                 what,

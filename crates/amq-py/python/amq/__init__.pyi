@@ -155,7 +155,8 @@ class CuckooFilter(_Filter):
 
 class ScalableBloomFilter(_Filter):
     """Classic Bloom filters of growing capacity and shrinking rate, within fpr together.
-    add raises FilterFullError when the chain cannot grow."""
+    add raises FilterFullError when the chain cannot grow; union too, when a link would hold
+    more items than it is planned for."""
     def __init__(self, n: int, fpr: float, seed: int = 0, expansion: int = 2,
                  tightening: float = 0.5, nonscaling: bool = False) -> None: ...
     @staticmethod

@@ -343,10 +343,30 @@ impl ScalableBloomFilter {
 
     /// Union: afterwards `self` answers "maybe" for every item of either chain. Link i of
     /// `other` is OR-ed into link i of `self`; links `self` does not have yet are copied.
+    /// Link i then holds the items of both, and is planned for n₀·sⁱ: the two counts must fit
+    /// it, or its rate (and [`fpr_bound`](Self::fpr_bound)) would no longer hold. (An item in
+    /// both chains counts twice, so sets that overlap may be refused although their union
+    /// fits.)
     ///
     /// # Errors
     /// [`Error::ShapeMismatch`] unless the parameters and seed are identical (then every link
-    /// i has the same shape); `self` is then unchanged.
+    /// i has the same shape); [`Error::Full`] if some link would hold more items than its
+    /// capacity (the sum of the two counts, and that capacity). `self` is unchanged on any
+    /// error.
+    ///
+    /// # Example
+    /// ```
+    /// use amq::scalable::{ScalableBloomFilter, ScalableParams};
+    /// use amq::{Filter, Insert};
+    /// let mut a = ScalableBloomFilter::new(ScalableParams::new(100, 0.01), 0)?;
+    /// let mut b = a.clone();
+    /// (0..60u32).try_for_each(|i| a.insert(&i).map(drop))?;
+    /// (100..130u32).try_for_each(|i| b.insert(&i).map(drop))?;
+    /// a.union(&b)?; // 90 items in a link planned for 100
+    /// assert!((0..60u32).chain(100..130).all(|i| a.contains(&i)));
+    /// assert!(matches!(a.union(&b), Err(amq::Error::Full { items: 120, capacity: 100 })));
+    /// # Ok::<(), amq::Error>(())
+    /// ```
     pub fn union(&mut self, other: &Self) -> Result<()> {
         let (a, b) = (&self.params, &other.params);
         Error::check_same_shape(&[
@@ -357,6 +377,13 @@ impl ScalableBloomFilter {
             ("scaling", u64::from(a.scaling), u64::from(b.scaling)),
             ("seed", self.seed, other.seed),
         ])?;
+        for (i, (mine, theirs)) in self.links.iter().zip(&other.links).enumerate() {
+            let items = mine.inserted().saturating_add(theirs.inserted());
+            let capacity = self.link_capacity(i as u32);
+            if items > capacity {
+                return Err(Error::Full { items, capacity });
+            }
+        }
         let mut merged = self.clone();
         for (i, link) in other.links.iter().enumerate() {
             match merged.links.get_mut(i) {

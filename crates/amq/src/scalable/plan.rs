@@ -92,10 +92,19 @@ pub(crate) fn link_shape(
     scaling: bool,
     i: u32,
 ) -> Result<(u64, u32)> {
-    crate::math::bloom_size_exact(
-        link_capacity(capacity, expansion, i),
-        link_fpr(fpr, tightening, i, scaling),
-    )
+    let share = link_fpr(fpr, tightening, i, scaling);
+    if share == 0.0 && fpr > 0.0 {
+        // ε·(1 − r)·rⁱ underflows: the link's rate would read as 0, which no size meets
+        return Err(Error::invalid(
+            "fpr",
+            alloc::format!(
+                "link {i}'s share of ε = {}, ε·(1 − r)·r^{i} with r = {tightening}, is below \
+                 the smallest positive number",
+                crate::math::Rate(fpr)
+            ),
+        ));
+    }
+    crate::math::bloom_size_exact(link_capacity(capacity, expansion, i), share)
 }
 
 /// Plans a [`ScalableBloomFilter`](super::ScalableBloomFilter) without allocating it: the

@@ -97,22 +97,51 @@ fn bad_parameters_are_refused() {
         assert!(ScalableBloomFilter::new(p, 0).is_err(), "{p:?}");
         assert!(plan(&p).is_err(), "{p:?}");
     }
+    // ε in (0, 1) whose first link's share ε·(1 − r) underflows to 0: the error says so,
+    // where it said "got 0" of the ε asked for
+    let tiny = params(1, 4.9e-324);
+    let e = ScalableBloomFilter::new(tiny, 0).unwrap_err().to_string();
+    assert!(e.contains("link 0's share of ε = 5e-324"), "{e}");
+    assert!(e.contains("below the smallest positive number"), "{e}");
+    assert!(ScalableBloomFilter::new(params(1, 1e-310), 0).is_ok());
 }
 
 #[test]
 fn union_ors_links_and_copies_the_missing_ones() {
-    let mut a = ScalableBloomFilter::new(params(10, 0.01), 5).unwrap();
+    let mut a = ScalableBloomFilter::new(params(100, 0.01), 5).unwrap();
     let mut b = a.clone();
-    for i in 0..5u32 {
+    for i in 0..40u32 {
         a.insert(&i).unwrap();
     }
-    for i in 100..150u32 {
+    for i in 100..500u32 {
         b.insert(&i).unwrap();
     }
-    a.union(&b).unwrap();
-    assert_eq!(a.links(), b.links());
-    assert!((0..5u32).chain(100..150).all(|i| a.contains(&i)));
-    let other_seed = ScalableBloomFilter::new(params(10, 0.01), 6).unwrap();
+    assert!(b.links() > 2, "b's items fill its first links");
+    assert_eq!(b.link(0).unwrap().inserted(), 100);
+    // a's 40 and b's 100 items would overfill the first link, planned for 100 items
+    let before = a.clone();
+    assert_eq!(
+        a.union(&b),
+        Err(Error::Full {
+            items: 140,
+            capacity: 100
+        })
+    );
+    assert_eq!(a, before);
+    // an empty chain of the same plan takes b's links as they are (the first OR-ed, the
+    // later ones copied)
+    let mut c = ScalableBloomFilter::new(params(100, 0.01), 5).unwrap();
+    c.union(&b).unwrap();
+    assert_eq!(c, b);
+    // a's 40 items and 60 of b's fit the first link: the union holds both, with a's count
+    let mut d = ScalableBloomFilter::new(params(100, 0.01), 5).unwrap();
+    for i in 200..260u32 {
+        d.insert(&i).unwrap();
+    }
+    a.union(&d).unwrap();
+    assert_eq!((a.links(), a.inserted()), (1, 100));
+    assert!((0..40u32).chain(200..260).all(|i| a.contains(&i)));
+    let other_seed = ScalableBloomFilter::new(params(100, 0.01), 6).unwrap();
     let before = a.clone();
     assert!(matches!(
         a.union(&other_seed),
