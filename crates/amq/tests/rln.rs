@@ -221,7 +221,18 @@ fn light_clients_apply_epoch_exports() {
     let far = server.export_epoch(2).unwrap();
     let mut fresh = SlidingWindowCuckoo::with_fpr(100, 0.001, 5).unwrap();
     assert!(fresh.apply_epoch(&far).is_err()); // epoch 2 does not follow nothing
-    assert!(server.export_epoch(99).is_err());
+    let e = server.export_epoch(99).unwrap_err().to_string();
+    let last = server.first_epoch() + server.epochs() - 1;
+    let held = format!(
+        "epoch 99 is not held (it holds epochs {} to {last})",
+        server.first_epoch()
+    );
+    assert!(e.ends_with(&held), "{e}");
+    let e = fresh.export_epoch(0).unwrap_err().to_string();
+    assert!(
+        e.ends_with("epoch 0 is not held (it holds no epoch)"),
+        "{e}"
+    );
     assert!(fresh.apply_epoch(&server).is_err()); // several epochs
 }
 

@@ -3,7 +3,7 @@
 
 use super::block_rate::BlockRate;
 use super::{check_k, check_n_fpr, optimal_k, optimal_m, smallest, BLOCK_BITS};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use alloc::vec::Vec;
 use libm::{exp, floor, log1p, sqrt};
 
@@ -259,7 +259,7 @@ pub fn blocked_size(n: u64, target: f64, k: Option<u32>) -> Result<(u64, u32)> {
         hi = hi
             .checked_mul(2)
             .filter(|&h| h < 1 << 54)
-            .ok_or_else(|| Error::invalid("fpr", "the filter would need more than 2^63 bits"))?;
+            .ok_or_else(|| super::too_many(n, target))?;
     }
     let blocks = smallest(1, hi, ok);
     Ok((blocks, pick(blocks)))

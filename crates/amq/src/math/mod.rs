@@ -126,6 +126,18 @@ impl core::fmt::Display for Rate {
     }
 }
 
+/// n items at ε that no filter of at most 2^63 bits holds (n is what is too large: at the
+/// smallest ε an f64 holds, a classic filter takes under 1,100 bits per key).
+pub(crate) fn too_many(n: u64, target: f64) -> Error {
+    Error::invalid(
+        "n",
+        alloc::format!(
+            "{n} items at ε = {} would need more than 2^63 bits",
+            Rate(target)
+        ),
+    )
+}
+
 fn check_n_fpr(n: u64, target: f64) -> Result<()> {
     if n == 0 {
         return Err(Error::invalid(
@@ -190,7 +202,7 @@ pub fn bloom_size(n: u64, target: f64, k: Option<u32>) -> Result<(u64, u32)> {
         hi = hi
             .checked_mul(2)
             .filter(|&h| h < 1 << 63)
-            .ok_or_else(|| Error::invalid("fpr", "the filter would need more than 2^63 bits"))?;
+            .ok_or_else(|| too_many(n, target))?;
     }
     let m = smallest(1, hi, |m| fpr(n, m, pick(m)) <= target);
     Ok((m, pick(m)))
@@ -219,7 +231,7 @@ pub fn bloom_size_exact(n: u64, target: f64) -> Result<(u64, u32)> {
     }
     // Steps of 1, 2, 4, ... bits past m0 until one is within the target, then the smallest m
     // in the last step: bounded however flat the rate is in floating point at a huge m.
-    let too_big = || Error::invalid("fpr", "the filter would need more than 2^63 bits");
+    let too_big = || too_many(n, target);
     let (mut below, mut step) = (m0, 1u64);
     let above = loop {
         let m = m0

@@ -458,13 +458,13 @@ impl SlidingWindowCuckoo {
     /// [`Error::InvalidParameter`] if the epoch is not held.
     pub fn export_epoch(&self, epoch: u64) -> Result<SlidingWindowCuckoo> {
         let e = self.get(epoch).ok_or_else(|| {
+            let held = match self.epochs() {
+                0 => alloc::string::String::from("it holds no epoch"),
+                n => alloc::format!("it holds epochs {} to {}", self.first, self.first + n - 1),
+            };
             Error::invalid(
                 "epoch",
-                alloc::format!(
-                    "epoch {epoch} is not held (epochs {} to {})",
-                    self.first,
-                    (self.first + self.epochs()).saturating_sub(1)
-                ),
+                alloc::format!("epoch {epoch} is not held ({held})"),
             )
         })?;
         let epochs = alloc::vec![e.clone()];
