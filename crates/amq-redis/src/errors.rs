@@ -88,6 +88,12 @@ pub const BUSYKEY: &str = "BUSYKEY Target key name already exists.";
 /// amq's own: an item an array reply could not add (a library error; its text is in the
 /// server log of the single-item command).
 pub const NOT_ADDED: &str = "ERR the item could not be added";
+/// amq's own: `AMQ.ADD` to a filter that is full and does not grow.
+pub const FULL: &str = "ERR the filter is full and does not grow";
+/// amq's own: `AMQ.ADD` to a chain that may not add another link.
+pub const NO_MORE_LINKS: &str =
+    "ERR the filter is full: its chain may not add another link (its most links, or the next \
+     link's false-positive rate cannot be met)";
 /// amq's own: the memory limit, inside an array reply.
 pub const TOO_BIG: &str = "ERR the filter would go over amq.max-filter-bytes";
 /// amq's own: an `EXPANSION` beyond the library's 32-bit growth factor.
@@ -95,21 +101,33 @@ pub const EXPANSION_TOO_LARGE: &str = "ERR EXPANSION must be at most 4294967295"
 /// amq's own: a syntax error in an amq option list.
 pub const SYNTAX: &str = "ERR syntax error";
 
-/// An error reply from any text: `ERR ` and the text on one line, without NUL, CR or LF (the
-/// library's messages never hold them, this makes sure).
+/// An error reply from any text: `ERR ` and the text on one line, in ASCII: NUL, CR and LF
+/// become spaces (the library's messages never hold them, this makes sure), the library's
+/// mathematical signs their ASCII spelling (`ε` is `fpr`, `≤` is `<=`), and any other
+/// character beyond ASCII (an item's or a key's text) its escape, `\u{e9}`. An error reply
+/// is a simple string of bytes, and redis-module keeps only the low byte of each character.
 pub fn err(text: impl AsRef<str>) -> RedisError {
-    let clean: String = text
-        .as_ref()
-        .chars()
-        .map(|c| {
-            if matches!(c, '\0' | '\r' | '\n') {
-                ' '
-            } else {
-                c
-            }
-        })
-        .collect();
-    RedisError::String(format!("ERR {clean}"))
+    RedisError::String(format!("ERR {}", ascii(text.as_ref())))
+}
+
+/// `text` in ASCII on one line, as [`err`] sends it.
+fn ascii(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\0' | '\r' | '\n' => out.push(' '),
+            ' '..='~' | '\t' => out.push(c),
+            'ε' => out.push_str("fpr"),
+            '≤' => out.push_str("<="),
+            '≥' => out.push_str(">="),
+            '≈' => out.push('~'),
+            '·' | '×' => out.push('*'),
+            '−' | '–' => out.push('-'),
+            '√' => out.push_str("sqrt"),
+            _ => out.extend(c.escape_unicode()),
+        }
+    }
+    out
 }
 
 /// The reply for a library error.
@@ -127,4 +145,23 @@ pub fn too_big(bytes: u64, limit: u64) -> RedisError {
 /// A static string as an error reply.
 pub fn e(s: &'static str) -> RedisError {
     RedisError::Str(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ascii;
+
+    #[test]
+    fn error_text_is_ascii_on_one_line() {
+        assert_eq!(
+            ascii("16-bit fingerprints (ε ≥ 8/65536 ≈ 1.22e-4)"),
+            "16-bit fingerprints (fpr >= 8/65536 ~ 1.22e-4)"
+        );
+        assert_eq!(ascii("s ≤ 3, tick · 2^s − 1"), "s <= 3, tick * 2^s - 1");
+        assert_eq!(
+            ascii("item \"café\"\r\nnext\0"),
+            "item \"caf\\u{e9}\"  next "
+        );
+        assert!(ascii("日本 ∑ 😀").is_ascii());
+    }
 }

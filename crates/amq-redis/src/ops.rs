@@ -75,6 +75,25 @@ impl Refusal {
         }
     }
 
+    /// The reply of `AMQ.ADD`, amq's own wording for every kind (the first item refused is the
+    /// error reply, a later one ends the array with [`Refusal::amq_in_array`]'s same text).
+    pub fn amq(self) -> RedisError {
+        match self {
+            Refusal::Full | Refusal::MaxLinks => e(self.amq_in_array()),
+            Refusal::TooBig(r) | Refusal::Other(r) => r,
+        }
+    }
+
+    /// The error of an `AMQ.ADD` refusal inside an array reply.
+    pub fn amq_in_array(&self) -> &'static str {
+        match self {
+            Refusal::Full => errors::FULL,
+            Refusal::MaxLinks => errors::NO_MORE_LINKS,
+            Refusal::TooBig(_) => errors::TOO_BIG,
+            Refusal::Other(_) => errors::NOT_ADDED,
+        }
+    }
+
     /// The error of a `BF.*` refusal inside an array reply.
     pub fn bloom_in_array(self) -> &'static str {
         match self {

@@ -32,9 +32,49 @@ const MIN_AMQ_LEN: u64 = 32;
 pub struct Stored {
     /// The filter, or the bytes received so far.
     pub state: State,
-    /// The `.amq` bytes of the filter while a `*.SCANDUMP` walks them (dropped on any write
-    /// and when the walk reaches its end).
-    pub dump: RefCell<Option<Vec<u8>>>,
+    /// The `.amq` bytes of the filter while `*.SCANDUMP` walks them.
+    pub dump: RefCell<Walks>,
+}
+
+/// The `.amq` bytes `*.SCANDUMP` walks: made when a walk begins (iterator 0), the same for
+/// every walk under way, and dropped on any write (a walk under way is then refused, never
+/// continued over other bytes) and when every walk begun has reached its end.
+#[derive(Debug, Default)]
+pub struct Walks {
+    /// The bytes, while a walk is under way.
+    bytes: Option<Vec<u8>>,
+    /// The walks begun and not ended.
+    open: u32,
+}
+
+/// Why a `*.SCANDUMP` step was refused: no walk of the filter as it is now is under way.
+pub const WALK_GONE: &str = "ERR the filter changed since SCANDUMP began with iterator 0, or \
+    no walk is under way: begin again with iterator 0";
+
+impl Walks {
+    /// Begins a walk over `amq()`, the filter's bytes (made once for the walks under way).
+    pub fn begin(&mut self, amq: impl FnOnce() -> Vec<u8>) -> &[u8] {
+        self.open = self.open.saturating_add(1);
+        self.bytes.get_or_insert_with(amq)
+    }
+
+    /// The bytes of the walks under way, if the filter has not changed since they began.
+    pub fn bytes(&self) -> Option<&[u8]> {
+        self.bytes.as_deref()
+    }
+
+    /// One walk reached its end: the bytes go when no other walk is under way.
+    pub fn end(&mut self) {
+        self.open = self.open.saturating_sub(1);
+        if self.open == 0 {
+            self.bytes = None;
+        }
+    }
+
+    /// Bytes of memory the walks hold.
+    pub fn memory(&self) -> usize {
+        self.bytes.as_ref().map_or(0, Vec::capacity)
+    }
 }
 
 /// What a key holds.
@@ -67,7 +107,7 @@ impl Stored {
     pub fn ready(filter: AnyFilter) -> Self {
         Stored {
             state: State::Ready(Box::new(filter)),
-            dump: RefCell::new(None),
+            dump: RefCell::default(),
         }
     }
 
@@ -78,7 +118,7 @@ impl Stored {
             State::Ready(f) => f.size_bytes() as usize + std::mem::size_of::<AnyFilter>(),
             State::Loading { bytes, .. } => bytes.capacity(),
         };
-        let cached = self.dump.borrow().as_ref().map_or(0, Vec::capacity);
+        let cached = self.dump.borrow().memory();
         std::mem::size_of::<Stored>() + body + cached
     }
 
@@ -91,9 +131,9 @@ impl Stored {
         }
     }
 
-    /// Forgets the cached dump (after a write).
+    /// Forgets the bytes of the walks under way (after a write): their next steps are refused.
     pub fn touched(&mut self) {
-        *self.dump.get_mut() = None;
+        *self.dump.get_mut() = Walks::default();
     }
 }
 
@@ -109,7 +149,7 @@ impl Clone for Stored {
         };
         Stored {
             state,
-            dump: RefCell::new(None),
+            dump: RefCell::default(),
         }
     }
 }
@@ -184,7 +224,7 @@ pub fn rdb_decode(encver: i32, bytes: &[u8]) -> Result<Stored, Refused> {
                     total,
                     bytes: bytes.to_vec(),
                 },
-                dump: RefCell::new(None),
+                dump: RefCell::default(),
             })
         }
         _ => Err(Refused("unknown RDB value tag".into())),
@@ -337,7 +377,7 @@ mod tests {
                 total: 500,
                 bytes: vec![1, 2, 3],
             },
-            dump: RefCell::new(None),
+            dump: RefCell::default(),
         };
         let back = rdb_decode(1, &rdb_encode(&loading)).unwrap();
         assert!(
@@ -361,7 +401,7 @@ mod tests {
                     total,
                     bytes,
                 },
-                dump: RefCell::new(None),
+                dump: RefCell::default(),
             };
             assert!(rdb_decode(1, &rdb_encode(&odd)).is_err(), "total {total}");
         }

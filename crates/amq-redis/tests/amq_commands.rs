@@ -150,6 +150,10 @@ fn plan_and_reserve_every_kind() {
     let p = ok(&mut c, "AMQ.PLAN scalable-bloom ITEMS 1000 ERROR 0.01");
     assert!(number(&field(&p, "fpr_bound")) <= 0.01);
     assert_eq!(number(&field(&p, "first_link_fpr")), 0.005);
+    // an error reply is ASCII: the library's ε, ≥ and ≈ are spelled out, where each char's
+    // low byte went out before (ε as 0xB5)
+    let e = fails(&mut c, "AMQ.PLAN cuckoo ITEMS 1000 ERROR 0.00001");
+    assert!(e.ends_with("(fpr >= 8/65536 ~ 1.22e-4)"), "{e}");
     let reserves = [
         "AMQ.RESERVE b bloom ITEMS 1000 ERROR 0.001 K 5",
         "AMQ.RESERVE bb blocked-bloom ITEMS 1000 MEMORY 4096",
@@ -370,8 +374,8 @@ fn a_sliding_window_takes_items_up_to_the_limit() {
 fn merge_unions_filters_of_one_shape_and_refuses_others() {
     let s = Server::start(&[]);
     let mut c = s.con();
-    ok(&mut c, "AMQ.RESERVE {m}a scalable-bloom ITEMS 10");
-    ok(&mut c, "AMQ.RESERVE {m}b scalable-bloom ITEMS 10");
+    ok(&mut c, "AMQ.RESERVE {m}a scalable-bloom ITEMS 100");
+    ok(&mut c, "AMQ.RESERVE {m}b scalable-bloom ITEMS 100");
     let a: Vec<String> = (0..30).map(|i| format!("a{i}")).collect();
     let b: Vec<String> = (0..30).map(|i| format!("b{i}")).collect();
     ok(&mut c, &format!("BF.MADD {{m}}a {}", a.join(" ")));
@@ -382,12 +386,38 @@ fn merge_unions_filters_of_one_shape_and_refuses_others() {
     assert_eq!(ok(&mut c, "AMQ.MERGE {m}new {m}b {m}a"), Value::Okay);
     let all = all.replace("{m}a ", "{m}new ");
     assert!(ints(&ok(&mut c, &all)).iter().all(|&x| x == 1));
+    // 60 + 90 items would not fit the first link, planned for 100: its rate would not hold
+    let e = fails(&mut c, "AMQ.MERGE {m}a {m}new");
+    assert_eq!(
+        e,
+        "ERR filter is full (150 items, capacity 100); nothing was added"
+    );
     ok(&mut c, "AMQ.RESERVE {m}other scalable-bloom ITEMS 20");
     let e = fails(&mut c, "AMQ.MERGE {m}a {m}other");
     assert!(e.starts_with("ERR filters differ in capacity"), "{e}");
     ok(&mut c, "CF.RESERVE {m}cf 100");
     assert!(fails(&mut c, "AMQ.MERGE {m}a {m}cf").starts_with("ERR wrong filter kind"));
     assert_eq!(fails(&mut c, "AMQ.MERGE {m}a {m}missing"), "ERR not found");
+    // a key named twice, or the destination named as a source, would merge a filter with
+    // itself: a cuckoo filter would hold each fingerprint twice
+    ok(&mut c, "CF.RESERVE {m}cf2 100");
+    ok(&mut c, "CF.ADD {m}cf2 x");
+    for twice in ["{m}cf2 {m}cf {m}cf", "{m}cf {m}cf2 {m}cf", "{m}cf2 {m}cf2"] {
+        let e = fails(&mut c, &format!("AMQ.MERGE {twice}"));
+        assert!(
+            e.contains("is given twice: a filter cannot be merged with itself"),
+            "{e}"
+        );
+    }
+    let e = fails(&mut c, "AMQ.MERGE {m}new2 {m}b {m}b");
+    assert_eq!(
+        e,
+        r#"ERR "{m}b" is given twice: a filter cannot be merged with itself"#
+    );
+    assert_eq!(ok(&mut c, "CF.COUNT {m}cf2 x"), Value::Int(1));
+    assert_eq!(ok(&mut c, "EXISTS {m}new2"), Value::Int(0));
+    assert_eq!(ok(&mut c, "AMQ.MERGE {m}cf2 {m}cf"), Value::Okay);
+    assert_eq!(ok(&mut c, "CF.COUNT {m}cf2 x"), Value::Int(1));
 }
 
 /// A filter walked with `*.SCANDUMP` and loaded with `*.LOADCHUNK` elsewhere is the same
@@ -461,6 +491,101 @@ fn scandump_and_loadchunk_move_filters_in_chunks() {
     ok_call(&mut c, &[b"CF.LOADCHUNK", b"y", b"1", &header]);
     let e = call(&mut c, &[b"CF.LOADCHUNK", b"y", b"99", b"abcd"]).unwrap_err();
     assert!(e.starts_with("ERR invalid offset"), "{e}");
+}
+
+/// `AMQ.ADD` refuses in one wording per cause for every kind, whether the refused item is the
+/// first (an error reply) or a later one (the array's last element); before, a full cuckoo
+/// filter said `Filter is full` for the one and `ERR non scaling filter is full` for the other.
+#[test]
+fn amq_add_says_full_in_one_wording() {
+    let s = Server::start(&[]);
+    let mut c = s.con();
+    let full = "ERR the filter is full and does not grow";
+    ok(&mut c, "CF.RESERVE cf 8 EXPANSION 0");
+    ok(&mut c, "BF.RESERVE bf 0.01 3 NONSCALING");
+    for key in ["cf", "bf"] {
+        let items: Vec<String> = (0..100).map(|i| format!("{key}{i}")).collect();
+        let v = ok(&mut c, &format!("AMQ.ADD {key} {}", items.join(" ")));
+        let Value::Array(replies) = &v else {
+            panic!("{v:?}")
+        };
+        assert!(
+            replies.len() > 3 && replies.len() < 100,
+            "{key}: {}",
+            replies.len()
+        );
+        assert_eq!(
+            nested_error(&replies[replies.len() - 1]).as_deref(),
+            Some(full)
+        );
+        let mut refused = None;
+        for i in 0..100 {
+            if let Err(e) = cmd(&mut c, &format!("AMQ.ADD {key} more{i}")) {
+                refused = Some(e);
+                break;
+            }
+        }
+        assert_eq!(refused.as_deref(), Some(full), "{key}");
+    }
+    ok(&mut c, "BF.RESERVE m 0.5 1 EXPANSION 1 TIGHTENING 0.9");
+    let items: Vec<String> = (0..2000).map(|i| format!("m{i}")).collect();
+    let v = ok(&mut c, &format!("AMQ.ADD m {}", items.join(" ")));
+    let Value::Array(replies) = &v else {
+        panic!("{v:?}")
+    };
+    let last = nested_error(&replies[replies.len() - 1]).unwrap();
+    assert!(
+        last.starts_with("ERR the filter is full: its chain may not add"),
+        "{last}"
+    );
+}
+
+/// A walk goes on over the bytes it began with, or not at all: two walks under way share
+/// them until both end, and a write between two steps refuses the next step (before, the
+/// walk went on over the new bytes, and the chunks loaded did not make a filter).
+#[test]
+fn a_scandump_walk_over_a_changed_filter_is_refused() {
+    let s = Server::start(&[]);
+    let mut c = s.con();
+    ok(&mut c, "BF.RESERVE big 0.01 16000000");
+    ok(&mut c, "BF.ADD big a");
+    let step = |c: &mut redis::Connection, it: i64| -> Result<(i64, Vec<u8>), String> {
+        let Value::Array(p) = call(c, &[b"BF.SCANDUMP", b"big", it.to_string().as_bytes()])? else {
+            panic!("not an array")
+        };
+        Ok((int(&p[0]), bytes(&p[1])))
+    };
+    let walk = |c: &mut redis::Connection, mut it: i64| {
+        let mut chunks = Vec::new();
+        while it != 0 {
+            let (next, data) = step(c, it).unwrap();
+            if next != 0 {
+                chunks.push(data);
+            }
+            it = next;
+        }
+        chunks.concat()
+    };
+    let (one, _) = step(&mut c, 0).unwrap();
+    let (two, _) = step(&mut c, 0).unwrap();
+    let whole = walk(&mut c, one);
+    assert_eq!(
+        walk(&mut c, two),
+        whole,
+        "the second walk outlives the first's end"
+    );
+    assert_eq!(whole, bytes(&ok(&mut c, "AMQ.DUMP big")));
+
+    let (it, _) = step(&mut c, 0).unwrap();
+    let (it, _) = step(&mut c, it).unwrap();
+    ok(&mut c, "BF.ADD big b");
+    let gone = "ERR the filter changed since SCANDUMP began with iterator 0, or no walk is \
+                under way: begin again with iterator 0";
+    assert_eq!(step(&mut c, it).unwrap_err(), gone);
+    // a step of no walk under way (a restart forgets walks too)
+    assert_eq!(step(&mut c, 1).unwrap_err(), gone);
+    let (it, _) = step(&mut c, 0).unwrap();
+    assert_eq!(walk(&mut c, it), bytes(&ok(&mut c, "AMQ.DUMP big")));
 }
 
 fn ok_call(c: &mut redis::Connection, args: &[&[u8]]) {

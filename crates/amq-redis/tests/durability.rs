@@ -194,7 +194,8 @@ fn a_replica_holds_the_same_bits() {
     assert!(int(&ok(&mut p, "MEMORY USAGE ag")) > 4096);
     ok(&mut p, "AMQ.ADD agx late");
     ok(&mut p, "AMQ.DEL ng i499");
-    ok(&mut p, "AMQ.MERGE bf bf");
+    ok(&mut p, "BF.RESERVE bfm 0.01 100");
+    ok(&mut p, "AMQ.MERGE bfm bf");
     // writes the primary's limit stops part-way: the replica, with a higher limit, holds
     // only what the primary added
     ok(&mut r, "CONFIG SET amq.max-filter-bytes 1073741824");
@@ -223,7 +224,7 @@ fn a_replica_holds_the_same_bits() {
     let acked = int(&ok(&mut p, "WAIT 1 20000"));
     assert_eq!(acked, 1);
     let mut all = keys.clone();
-    all.extend(["early", "agx", "lim", "clim"]);
+    all.extend(["early", "agx", "lim", "clim", "bfm"]);
     assert_eq!(dumps(&mut r, &all), dumps(&mut p, &all));
     assert_eq!(ints(&ok(&mut r, "BF.MEXISTS early a b c")), [1, 1, 1]);
     assert!(fails(&mut r, "BF.ADD early d").starts_with("READONLY"));

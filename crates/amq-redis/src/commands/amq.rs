@@ -132,9 +132,9 @@ fn add_at(ctx: &Context, key: &RedisString, time: Time, items: &[RedisString]) -
         replicate_at(ctx, "AMQ.ADDAT", key, t, &items[..out.len()]);
     }
     match refused {
-        Some(r) if out.is_empty() => Err(r.cuckoo()),
+        Some(r) if out.is_empty() => Err(r.amq()),
         Some(r) => {
-            out.push(RedisValue::StaticError(r.bloom_in_array()));
+            out.push(RedisValue::StaticError(r.amq_in_array()));
             Ok(RedisValue::Array(out))
         }
         None => Ok(RedisValue::Array(out)),
@@ -301,13 +301,26 @@ fn del_at(ctx: &Context, key: &RedisString, time: Time, item: &RedisString) -> R
 
 /// `AMQ.MERGE destination source [source ...]`: the union of the sources into the
 /// destination (created as a copy of the first source if missing). Every filter must be of
-/// the same kind and shape; nothing changes on any error.
+/// the same kind and shape; nothing changes on any error. Each key is named once: an existing
+/// destination is in the union already, and a filter merged with itself is not its union.
 ///
 /// # Errors
-/// The command's error replies: `ERR not found`, `WRONGTYPE`, the library's errors.
+/// The command's error replies: `ERR not found`, `WRONGTYPE`, a key given twice, the
+/// library's errors.
 pub fn merge(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() < 3 {
         return Err(RedisError::WrongArity);
+    }
+    // a filter merged with itself is not the union: a cuckoo filter would hold each
+    // fingerprint twice, a Bloom filter count its items twice (the CLI and the server refuse
+    // it too); an existing destination is already in the union
+    for (i, key) in args.iter().enumerate().skip(2) {
+        if args[1..i].iter().any(|k| k.as_slice() == key.as_slice()) {
+            return Err(errors::err(format!(
+                "{:?} is given twice: a filter cannot be merged with itself",
+                String::from_utf8_lossy(key.as_slice())
+            )));
+        }
     }
     let mut sources = Vec::with_capacity(args.len() - 2);
     for key in &args[2..] {

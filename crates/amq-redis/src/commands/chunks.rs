@@ -37,11 +37,20 @@ pub fn scandump(ctx: &Context, args: Vec<RedisString>, family: Family) -> RedisR
         let s = v.ok_or(e(errors::NOT_FOUND))?;
         let f = access::filter(s, family)?;
         let it = it.ok_or_else(|| bad_iterator(family, false))?;
-        let mut cache = s.dump.borrow_mut();
-        let amq = cache.get_or_insert_with(|| f.to_bytes());
+        let mut walks = s.dump.borrow_mut();
+        if it == 0 {
+            let amq = walks.begin(|| f.to_bytes());
+            let (next, header) = stored::scan(f.kind(), amq, 0);
+            return Ok(RedisValue::Array(vec![
+                RedisValue::Integer(next),
+                RedisValue::StringBuffer(header),
+            ]));
+        }
+        // a write since iterator 0 dropped the bytes: the walk cannot go on over others
+        let amq = walks.bytes().ok_or(e(stored::WALK_GONE))?;
         let (next, chunk) = stored::scan(f.kind(), amq, it);
         if next == 0 {
-            *cache = None;
+            walks.end();
             let end = if family == Family::Cuckoo {
                 RedisValue::Null
             } else {
