@@ -123,7 +123,8 @@ impl PyStateBlock {
             });
             match bad {
                 Some(len) => Err(crate::errors::value_error(format!(
-                    "an element E must be 32 bytes, got {len}"
+                    "item {count} of the batch: an element E must be 32 bytes, got {len} \
+                     (the {count} before it were inserted)"
                 ))),
                 None => Ok(()),
             }

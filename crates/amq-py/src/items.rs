@@ -307,6 +307,15 @@ fn push(arena: &mut Arena, item: &Bound<'_, PyAny>, bytes_only: Option<&str>) ->
     }
 }
 
+/// `e`, of the same type, with its message prefixed by the position of the item it is about
+/// (counted from 0) in the batch, and `e` as its cause: the items before it were handed on.
+pub fn at_item(py: Python<'_>, e: PyErr, index: u64) -> PyErr {
+    let message = format!("item {index} of the batch: {}", e.value(py));
+    let at = PyErr::from_type(e.get_type(py), message);
+    at.set_cause(py, Some(e));
+    at
+}
+
 /// Calls `f` with the items of a batch, [`CHUNK`] at a time, in order: a contiguous NumPy
 /// `uint64`/`int64` array is read in place, any other iterable item by item into one reused
 /// buffer (as [`with_item`] reads an item; with `bytes_only`, as [`with_bytes`]). `f` may
@@ -314,9 +323,10 @@ fn push(arena: &mut Arena, item: &Bound<'_, PyAny>, bytes_only: Option<&str>) ->
 ///
 /// # Errors
 /// `TypeError` if `obj` is not iterable or holds an object that is not an item, the errors of
-/// [`with_item`] and of the iterator, and `f`'s errors, each of which stops the batch there:
-/// every item before it was handed to `f` (the items read before a bad item or an iterator
-/// error go to `f` first, so that `add_many` adds exactly the items before it), none after.
+/// [`with_item`] (their message begins with the item's position, [`at_item`]) and of the
+/// iterator, and `f`'s errors, each of which stops the batch there: every item before it was
+/// handed to `f` (the items read before a bad item or an iterator error go to `f` first, so
+/// that `add_many` adds exactly the items before it), none after.
 pub fn for_each_chunk<'py>(
     obj: &Bound<'py, PyAny>,
     bytes_only: Option<&str>,
@@ -333,16 +343,22 @@ pub fn for_each_chunk<'py>(
     }
     let mut iter = iterate(obj)?;
     let mut arena = Arena::default();
+    let mut before = 0u64;
     loop {
         arena.data.clear();
         arena.ends.clear();
         let mut failed = Ok(());
         for item in iter.by_ref().take(CHUNK) {
-            failed = item.and_then(|item| push(&mut arena, &item, bytes_only));
+            // (an error the iterator raises is the caller's own, and goes on unchanged)
+            failed = item.and_then(|item| {
+                push(&mut arena, &item, bytes_only)
+                    .map_err(|e| at_item(obj.py(), e, before + arena.ends.len() as u64))
+            });
             if failed.is_err() {
                 break;
             }
         }
+        before += arena.ends.len() as u64;
         let full = arena.ends.len() == CHUNK;
         if !arena.ends.is_empty() {
             f(Items::Arena(&arena))?;

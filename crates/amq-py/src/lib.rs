@@ -92,6 +92,15 @@ fn spec(
     // serde ignores fields a kind does not have and reads the first of two targets: refuse
     // them instead (they were meant for something), in the library's words
     let kind = d.get_item("kind")?;
+    if let Some(k) = kind.as_ref().filter(|k| !k.is_instance_of::<PyString>()) {
+        // (serde's tagged enum reads a tag that is not a string as a map, and says "dict keys
+        // must have type str")
+        return Err(value_error(format!(
+            "not a filter spec: kind must be a str, one of {}; got {}",
+            amq::wire::Kind::names(),
+            k.get_type().name()?
+        )));
+    }
     if let Some(kind) = kind.and_then(|k| k.extract::<String>().ok()) {
         if let Some(kind) = amq::wire::Kind::from_name(&kind) {
             let keys: Vec<String> = d.keys().iter().map(|k| k.to_string()).collect();

@@ -4,7 +4,7 @@
 use crate::errors::IntoPy;
 use crate::items::with_bytes;
 use amq::formats::parquet::{self, ParquetBloomFilter};
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyString};
 
@@ -215,9 +215,19 @@ fn hash_int64(value: i64) -> u64 {
 }
 
 /// XXH64 (seed 0) of a ``FLOAT`` value's plain encoding (IEEE 754 single, little-endian).
+/// The value is rounded to the nearest single, as a ``FLOAT`` column stores it; a finite
+/// value beyond the single's range (about ±3.4e38), which would round to infinity, is a
+/// ``ValueError``.
 #[pyfunction]
-fn hash_float(value: f32) -> u64 {
-    parquet::hash_f32(value)
+fn hash_float(value: f64) -> PyResult<u64> {
+    let single = value as f32;
+    if single.is_infinite() && value.is_finite() {
+        return Err(PyValueError::new_err(format!(
+            "{value:e} is beyond a FLOAT's range (largest {:e}): a FLOAT column cannot hold it",
+            f32::MAX
+        )));
+    }
+    Ok(parquet::hash_f32(single))
 }
 
 /// XXH64 (seed 0) of a ``DOUBLE`` value's plain encoding (IEEE 754 double, little-endian).

@@ -375,6 +375,11 @@ def test_errors_are_python_exceptions_with_the_library_message():
         amq.BloomFilter(1024, 3, seed=2**64)
     with pytest.raises(MemoryError, match="cannot allocate"):
         amq.BloomFilter(2**63, 3)
+    # the item count is what is too large (it said "invalid fpr")
+    for cls in [amq.BloomFilter, amq.BlockedBloomFilter]:
+        with pytest.raises(ValueError, match="^invalid n: 9223372036854775808 items at "
+                           "ε = 0.01 would need more than 2\\^63 bits"):
+            cls.with_fpr(2**63, 0.01)
     with pytest.raises(MemoryError, match="cannot allocate"):
         amq.AgingBloom.with_window(10**17, 4, 1e-9)
     f = amq.BloomFilter(1024, 3)
@@ -464,8 +469,9 @@ def test_a_batch_stopped_part_way_keeps_exactly_the_items_before_the_error(cls):
     assert f.inserted == 5000
     assert f.contains_many(range(5000)) == [True] * 5000
     g = cls.with_fpr(20_000, 0.01)
-    with pytest.raises(TypeError, match="not NoneType"):
+    with pytest.raises(TypeError, match="^item 5000 of the batch: .*not NoneType") as e:
         g.add_many([*range(5000), None, *range(5000, 6000)])
+    assert isinstance(e.value.__cause__, TypeError)
     assert g.inserted == 5000 and g == f
     # past a whole chunk and at its first item
     h = cls.with_fpr(20_000, 0.01)
@@ -598,3 +604,28 @@ def test_deeply_nested_input_is_a_value_error_not_a_crash():
     assert amq.eth.bloom(collections.deque()).hex() == "0x" + "00" * 256
     with pytest.raises(ValueError):
         amq.plan(kind="bloom", items=[[[1]]], fpr=0.01)  # shallow: the usual type error
+
+
+def test_batches_of_elements_say_where_they_stopped():
+    # a Cashu state block (a 32-byte element E) and a BIP37 filter (bytes): the error names
+    # the item, and the items before it went in
+    block = amq.cashu.StateBlock(10)
+    elements = [bytes([i]) * 32 for i in range(7)]
+    with pytest.raises(ValueError, match="^item 7 of the batch: an element E must be 32 "
+                       "bytes, got 3 \\(the 7 before it were inserted\\)"):
+        block.insert_many([*elements, b"abc", b"\xff" * 32])
+    assert block.contains_many(elements) == [True] * 7 and b"\xff" * 32 not in block
+    f = amq.btc.Bip37Filter(100, 0.001, 0, 0)
+    with pytest.raises(TypeError, match="^item 5000 of the batch: "):
+        f.add_many([*(i.to_bytes(4, "little") for i in range(5000)), 5, b"after"])
+    assert all(f.contains_many(i.to_bytes(4, "little") for i in range(5000)))
+
+
+def test_a_spec_whose_kind_is_not_a_str_says_so():
+    # serde read such a tag as a map and said "dict keys must have type str"
+    for kind, name in [(5, "int"), (None, "NoneType"), (b"bloom", "bytes")]:
+        with pytest.raises(ValueError, match=f"^not a filter spec: kind must be a str, one of "
+                           f"bloom, blocked-bloom, .*; got {name}$"):
+            amq.plan({"kind": kind, "items": 10, "fpr": 0.01})
+    with pytest.raises(ValueError, match="unknown variant `blom`"):
+        amq.plan({"kind": "blom"})

@@ -185,3 +185,18 @@ def test_bad_bitsets_raise():
             ParquetBloomFilter.from_bitset(bad)
     with pytest.raises(ValueError):
         ParquetBloomFilter(48)
+
+
+def test_hash_float_rounds_to_a_single_and_refuses_what_overflows_it():
+    import struct
+
+    from amq.parquet import hash_float
+
+    # a FLOAT column holds the nearest single: the hash of its 4 little-endian bytes
+    for x in [0.0, -0.0, 0.1, 1.5, -3.4e38, 1e-45, float("inf"), float("-inf")]:
+        assert hash_float(x) == hash_bytes(struct.pack("<f", x)), x
+    assert hash_float(float("nan")) == hash_bytes(struct.pack("<f", float("nan")))
+    # beyond the largest single a value would be stored as infinity: refused, as struct does
+    for x in [3.5e38, -1e39, 1e300]:
+        with pytest.raises(ValueError, match="beyond a FLOAT's range"):
+            hash_float(x)
