@@ -33,7 +33,8 @@ pub async fn export(
     Path(name): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let bytes = entry(&state, &name)?.read(|f| f.to_bytes());
+    let filter = entry(&state, &name)?;
+    let bytes = super::off_runtime(move || filter.read(|f| f.to_bytes())).await?;
     let etag = format!("\"{:016x}\"", amq::hash::checksum64(&bytes));
     if crate::layers::etag_matches(&headers, &etag) {
         return Ok((StatusCode::NOT_MODIFIED, [(header::ETAG, etag)]).into_response());
@@ -100,7 +101,9 @@ pub async fn merge(
             "cannot merge {name:?} with itself: it holds its own items already"
         )));
     }
-    let (kind, bytes, size) = other.read(|f| (f.kind(), f.to_bytes(), f.size_bytes()));
+    let (kind, bytes, size) =
+        super::off_runtime(move || other.read(|f| (f.kind(), f.to_bytes(), f.size_bytes())))
+            .await?;
     let (mine, my_size) = target.read(|f| (f.kind(), f.size_bytes()));
     if kind != mine {
         return Err(ApiError::conflict(format!(
@@ -120,5 +123,7 @@ pub async fn merge(
         )));
     }
     state.engine().merge(&name, &bytes).await?;
-    Ok(axum::Json(target.read(|f| f.info())))
+    Ok(axum::Json(
+        super::off_runtime(move || target.read(|f| f.info())).await?,
+    ))
 }

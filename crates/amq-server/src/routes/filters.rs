@@ -294,17 +294,19 @@ pub(super) async fn created(
 /// Lists the filters.
 #[utoipa::path(get, path = "/api/v1/filters", tag = "filters",
     responses((status = 200, description = "Every filter's name and Info", body = FilterList)))]
-pub async fn list(State(state): State<AppState>) -> axum::Json<FilterList> {
-    let filters = state
-        .engine()
-        .filters()
-        .into_iter()
-        .map(|(name, e)| Named {
-            name,
-            info: e.read(|f| f.info()),
-        })
-        .collect();
-    axum::Json(FilterList { filters })
+pub async fn list(State(state): State<AppState>) -> Result<axum::Json<FilterList>, ApiError> {
+    let filters = state.engine().filters();
+    let filters = super::off_runtime(move || {
+        filters
+            .into_iter()
+            .map(|(name, e)| Named {
+                name,
+                info: e.read(|f| f.info()),
+            })
+            .collect()
+    })
+    .await?;
+    Ok(axum::Json(FilterList { filters }))
 }
 
 /// Describes a filter.
@@ -316,7 +318,10 @@ pub async fn describe(
     State(state): State<AppState>,
     Path(name): Path<String>,
 ) -> Result<axum::Json<Info>, ApiError> {
-    Ok(axum::Json(entry(&state, &name)?.read(|f| f.info())))
+    let filter = entry(&state, &name)?;
+    Ok(axum::Json(
+        super::off_runtime(move || filter.read(|f| f.info())).await?,
+    ))
 }
 
 /// Deletes a filter.

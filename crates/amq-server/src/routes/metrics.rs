@@ -5,6 +5,7 @@
 //! The figures are the filters' [`amq::Info`], read at scrape time, so an alert can compare
 //! `amq_filter_estimated_fpr` with the rate a filter was planned for.
 
+use crate::error::ApiError;
 use crate::AppState;
 use axum::extract::State;
 use axum::http::header;
@@ -31,7 +32,14 @@ const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset
         amq_filter_estimated_items, amq_filter_fill_ratio, amq_filter_estimated_fpr; \
         amq_filters; amq_store_commits_total and amq_store_commit_failures_total since the \
         process started", content_type = "application/openmetrics-text")))]
-pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
+pub async fn metrics(State(state): State<AppState>) -> Result<impl IntoResponse, ApiError> {
+    // every filter's info walks its table: off the async workers
+    let body = super::off_runtime(move || text(&state)).await?;
+    Ok(([(header::CONTENT_TYPE, CONTENT_TYPE)], body))
+}
+
+/// The metrics' text.
+fn text(state: &AppState) -> String {
     let mut registry = Registry::with_prefix("amq");
     let gauges: [(&str, &str, PerFilter); 7] = [
         (
@@ -108,5 +116,5 @@ pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
     let mut body = String::new();
     // writing to a String cannot fail
     let _ = encode(&mut body, &registry);
-    ([(header::CONTENT_TYPE, CONTENT_TYPE)], body)
+    body
 }

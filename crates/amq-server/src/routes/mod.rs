@@ -19,6 +19,22 @@ use tower_http::compression::CompressionLayer;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+/// Runs `f` on tokio's blocking pool. For the reads that walk whole tables (an export's
+/// bytes, `info` of every filter for `/metrics` and the list: a filter of 1 GiB takes a
+/// fraction of a second), which would otherwise hold one of the runtime's few workers, and so
+/// every request queued behind it, and for reads that may wait on a filter's lock while a
+/// large write holds it.
+///
+/// # Errors
+/// 500 if `f` panicked.
+pub(crate) async fn off_runtime<T: Send + 'static>(
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, crate::error::ApiError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| crate::error::ApiError::internal(e.to_string()))
+}
+
 fn api<S>() -> OpenApiRouter<S>
 where
     S: Clone + Send + Sync + 'static,
