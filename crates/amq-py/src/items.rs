@@ -19,11 +19,12 @@ use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyInt, PyIterator, PyList, PyString, PyTuple, PyType};
 
-/// The message of the `TypeError` for an object that is not an item.
+/// The message of the `TypeError` for an object that is not an item, naming its type with its
+/// module beyond the built-ins (`numpy.bool`, where `bool` read as if `True` were refused).
 fn not_an_item(obj: &Bound<'_, PyAny>) -> PyErr {
     let name = obj
         .get_type()
-        .name()
+        .fully_qualified_name()
         .map_or_else(|_| "?".to_string(), |n| n.to_string());
     PyTypeError::new_err(format!(
         "an item must be bytes, bytearray, str or int, not {name}"

@@ -389,6 +389,10 @@ def test_errors_are_python_exceptions_with_the_library_message():
         f.add(-(2**63) - 1)
     with pytest.raises(TypeError, match="not float"):
         f.add(1.5)
+    np = pytest.importorskip("numpy")
+    f.add(True)  # a bool is an int, as Python has it
+    with pytest.raises(TypeError, match="or int, not numpy.bool"):
+        f.add(np.bool_(True))
     with pytest.raises(TypeError, match="not NoneType"):
         f.contains_many([b"a", None])
     with pytest.raises(TypeError, match="single bytes or str"):
