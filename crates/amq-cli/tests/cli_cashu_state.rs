@@ -257,6 +257,24 @@ fn block_info_reports_width_fill_and_fpr() {
     assert_eq!(j["fpr"], 1.0);
     let text = stdout_of(&["cashu", "block", "info", "3abb2204"], "");
     assert!(text.contains("popcount") && text.contains("13"), "{text}");
+    // a served body whose bytes happen to be hex digits is raw (b = 6 with 32 bits set, not
+    // the 4-byte block ffffffff); the same digits with a line end, or in a *.hex file, are hex
+    let dir = tempfile::tempdir().unwrap();
+    let info = |name: &str, bytes: &[u8]| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let out = stdout_of(
+            &["cashu", "block", "info", "--json", path.to_str().unwrap()],
+            "",
+        );
+        let j: Value = serde_json::from_str(&out).unwrap();
+        (j["b"].as_u64().unwrap(), j["popcount"].as_u64().unwrap())
+    };
+    assert_eq!(info("0.bin", b"ffffffff"), (6, 32));
+    assert_eq!(info("00.bin", b"00000000"), (6, 16));
+    assert_eq!(info("0.txt", b"ffffffff\n"), (5, 32));
+    assert_eq!(info("0x.txt", b"0x00000000"), (5, 0));
+    assert_eq!(info("0.hex", b"ffffffff"), (5, 32));
 }
 
 #[test]

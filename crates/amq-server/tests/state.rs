@@ -210,6 +210,9 @@ async fn error_codes_40001_and_40002() {
         "/v1/filters/blocks/proof_state/1",
         "/v1/filters/blocks/proof_state/99999999999",
         "/v1/filters/blocks/proof_state/x",
+        // block 0 exists, but only under one URL
+        "/v1/filters/blocks/proof_state/00",
+        "/v1/filters/blocks/proof_state/+0",
     ] {
         let r = call(&app, Method::GET, path, None).await;
         assert_eq!(r.status, StatusCode::BAD_REQUEST, "{path}");
@@ -292,6 +295,10 @@ async fn the_feed_refuses_bad_changes_whole() {
         ),
         (json!({"kind": "coins", "id_hex": "61"}), 422),
         (
+            json!({"kind": "proof_state", "id_hex": y, "state": "SPENT", "extra": 1}),
+            422,
+        ),
+        (
             json!([{"kind": "proof_state", "id_hex": y, "state": "SPENT"}, {"kind": "proof_state", "id_hex": y}]),
             422,
         ),
@@ -353,7 +360,11 @@ async fn info_is_gzipped_when_asked() {
     let clock = ManualClock::new(T0);
     let app = open(
         Arc::new(MemoryStore::new()),
-        settings(&[(Kind::MintQuote, 5)], true, &clock),
+        settings(
+            &[(Kind::MintQuote, 5), (Kind::ProofState, 12)],
+            true,
+            &clock,
+        ),
     );
     let quotes: Vec<Value> = (0..20)
         .map(|i| json!({"kind": "mint_quote", "id_hex": hex::encode(format!("q{i}"))}))
@@ -374,6 +385,25 @@ async fn info_is_gzipped_when_asked() {
     )
     .await;
     assert_eq!(r.headers["content-encoding"], "gzip");
+    // a block is not: its strong ETag names the plain bytes (512 zero bytes gzip to 30)
+    let plain = get_block(&app, "/v1/filters/blocks/proof_state/0", None).await;
+    let r = send(
+        &app,
+        Request::get("/v1/filters/blocks/proof_state/0")
+            .header("accept-encoding", "gzip")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert!(
+        r.headers.get("content-encoding").is_none(),
+        "{:?}",
+        r.headers
+    );
+    assert_eq!(
+        (r.body.len(), &r.headers["etag"]),
+        (512, &plain.headers["etag"])
+    );
 }
 
 #[tokio::test]
@@ -445,6 +475,49 @@ async fn a_reopened_store_serves_the_same_blocks() {
         .await
         .json();
     assert_eq!(quotes["blocks"].as_array().unwrap().len(), 3);
+}
+
+/// A restart under a shorter `--state-timeout` keeps the open block's own deadline (the
+/// timeout it opened under is in the store), so the block's interval holds its insertions;
+/// before, it sealed at start + the new timeout, before an insertion it held. A kind given
+/// twice is refused.
+#[tokio::test]
+async fn a_restart_under_another_timeout_keeps_the_open_blocks_deadline() {
+    let clock = ManualClock::new(T0);
+    let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+    let mut s = settings(&[(Kind::ProofState, 10)], false, &clock);
+    s.state_filters.timeout = 7200;
+    let app1 = open(store.clone(), s.clone());
+    clock.advance(5000);
+    let change = spent_changes()[0].clone();
+    call(&app1, Method::POST, "/api/v1/cashu/state", Some(change)).await;
+    drop(app1);
+    s.state_filters.timeout = 3600;
+    let app2 = open(store.clone(), s.clone());
+    clock.advance(1000);
+    let info = call(&app2, Method::GET, "/v1/filters/info/proof_state", None)
+        .await
+        .json();
+    assert_eq!(info["blocks"].as_array().unwrap().len(), 1, "{info}");
+    assert_eq!(info["timeout"], 7200);
+    clock.set(T0 + 7200 + 3600);
+    let info = call(&app2, Method::GET, "/v1/filters/info/proof_state", None)
+        .await
+        .json();
+    assert_eq!(info["blocks"][0]["end"], T0 + 7200, "{info}");
+    assert_eq!(info["blocks"][1]["end"], T0 + 7200 + 3600, "{info}");
+    assert_eq!(info["timeout"], 3600);
+
+    let mut twice = settings(
+        &[(Kind::ProofState, 10), (Kind::ProofState, 12)],
+        false,
+        &clock,
+    );
+    twice.state_filters.timeout = 3600;
+    let Err(e) = AppState::open(store, twice) else {
+        panic!("a kind given twice is refused")
+    };
+    assert!(e.to_string().contains("proof_state is given twice"), "{e}");
 }
 
 /// A store whose commits fail while `failing` is set.

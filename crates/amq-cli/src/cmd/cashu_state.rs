@@ -104,7 +104,8 @@ struct BlockFoldArgs {
     to: u8,
     #[command(flatten)]
     out: BlockOutput,
-    /// The block: hex, or a file holding its raw bytes or their hex.
+    /// The block: hex, or a file holding its raw bytes as served, or their hex (a file named
+    /// *.hex, or hex text with a 0x or a line end).
     block: String,
 }
 
@@ -117,7 +118,8 @@ struct BlockFoldArgs {
   amq cashu block match --block 5.bin candidates.txt
   amq cashu element proof_state 02... SPENT | amq cashu block match --block 5.bin -")]
 struct BlockMatchArgs {
-    /// The block: hex, or a file holding its raw bytes or their hex.
+    /// The block: hex, or a file holding its raw bytes as served, or their hex (a file named
+    /// *.hex, or hex text with a 0x or a line end).
     #[arg(long, value_name = "HEX|FILE")]
     block: String,
     /// Files of elements (64 hex digits each), one per line; `-` or nothing for stdin.
@@ -133,7 +135,8 @@ struct BlockInfoArgs {
     /// One JSON object.
     #[arg(long)]
     json: bool,
-    /// The block: hex, or a file holding its raw bytes or their hex.
+    /// The block: hex, or a file holding its raw bytes as served, or their hex (a file named
+    /// *.hex, or hex text with a 0x or a line end).
     block: String,
 }
 
@@ -186,7 +189,8 @@ struct EpochMatchArgs {
     /// P, the mint's Golomb-Rice parameter.
     #[arg(long)]
     p: u8,
-    /// The filter's data: hex (\"\" for an empty epoch), or a file holding it raw or as hex.
+    /// The filter's data: hex (\"\" for an empty epoch), or a file holding it raw or as hex
+    /// (a file named *.hex, or hex text with a 0x or a line end).
     #[arg(long, value_name = "HEX|FILE")]
     filter: String,
     /// Files of elements (64 hex digits each), one per line; `-` or nothing for stdin.
@@ -259,15 +263,21 @@ fn read_elements(files: &[PathBuf]) -> Result<Vec<[u8; 32]>> {
 }
 
 /// A block or filter given as hex, or as a file (or `-`) holding its raw bytes or their hex.
-/// A file whose text, trimmed, is hex digits with an optional 0x is read as hex (an empty
-/// file is zero bytes); any other file is the raw bytes, as served.
+/// A file is read as hex when its name ends in `.hex`, or when its text is hex digits marked
+/// as text: with a 0x, or with a line end or spaces around them (as `amq cashu block build`
+/// prints it). Any other file is the raw bytes, as a mint serves them: a served body may
+/// consist of bytes that happen to be hex digits (`ffffffff` is an 8-byte block), and read
+/// as hex it would be another block. (An empty file is zero bytes.)
 fn read_bytes(arg: &str, what: &str) -> Result<Vec<u8>> {
     let path = Path::new(arg);
     if arg == "-" || path.is_file() {
         let bytes = input::read_all(path)?;
-        return match std::str::from_utf8(&bytes).map(str::trim) {
-            Ok(text) if is_hex_text(text) => {
-                input::parse_hex(text).with_context(|| format!("{what} {arg}"))
+        let named_hex = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("hex"));
+        return match std::str::from_utf8(&bytes) {
+            Ok(text) if named_hex || is_marked_hex(text) => {
+                input::parse_hex(text.trim()).with_context(|| format!("{what} {arg}"))
             }
             _ => Ok(bytes),
         };
@@ -275,12 +285,18 @@ fn read_bytes(arg: &str, what: &str) -> Result<Vec<u8>> {
     input::parse_hex(arg).with_context(|| format!("{what}: {arg:?} is neither a file nor hex"))
 }
 
-fn is_hex_text(text: &str) -> bool {
-    let digits = text
+/// `true` for hex digits with a 0x, or with white space around them.
+fn is_marked_hex(text: &str) -> bool {
+    let trimmed = text.trim();
+    let digits = trimmed
         .strip_prefix("0x")
-        .or_else(|| text.strip_prefix("0X"))
-        .unwrap_or(text);
-    digits.bytes().all(|c| c.is_ascii_hexdigit())
+        .or_else(|| trimmed.strip_prefix("0X"));
+    let marked = digits.is_some() || trimmed.len() != text.len();
+    marked
+        && digits
+            .unwrap_or(trimmed)
+            .bytes()
+            .all(|c| c.is_ascii_hexdigit())
 }
 
 fn read_block(arg: &str) -> Result<Block> {

@@ -47,10 +47,11 @@ pub struct Args {
     cashu_refresh: u64,
     /// Serve a Cashu compact state filter sequence (nuts PR #433, revision B) for a kind:
     /// proof_state, mint_quote, melt_quote or blind_signature, with blocks of 2^B bits
-    /// (default B = 20); repeat for each kind.
+    /// (default B = 20); repeat for each kind (once per kind).
     #[arg(long, value_name = "KIND[:B]", value_parser = parse_state_filter)]
     state_filter: Vec<(amq::formats::cashu_state::Kind, u8)>,
-    /// Seconds after which an unsaturated state-filter block seals (at least 3600).
+    /// Seconds after which an unsaturated state-filter block seals (at least 3600), for the
+    /// blocks opened from now on: an open block keeps the timeout it opened under.
     #[arg(long, default_value_t = amq::formats::cashu_state::RECOMMENDED_TIMEOUT, value_name = "SECONDS")]
     state_timeout: u64,
     /// Seconds between refreshes of the served open block; 0 serves no open block.

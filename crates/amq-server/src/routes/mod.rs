@@ -12,9 +12,11 @@ use crate::layers;
 use crate::AppState;
 use axum::error_handling::HandleErrorLayer;
 use axum::extract::DefaultBodyLimit;
+use axum::http::{header, Extensions, HeaderMap, StatusCode, Version};
 use axum::Router;
 use std::sync::OnceLock;
 use tower::ServiceBuilder;
+use tower_http::compression::predicate::{DefaultPredicate, Predicate};
 use tower_http::compression::CompressionLayer;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -33,6 +35,14 @@ pub(crate) async fn off_runtime<T: Send + 'static>(
     tokio::task::spawn_blocking(f)
         .await
         .map_err(|e| crate::error::ApiError::internal(e.to_string()))
+}
+
+/// Whether a response may be compressed: not one with an ETag. A strong ETag names one
+/// representation's bytes (RFC 9110, 8.8.1), and a gzipped body under the plain body's ETag
+/// is another; the bodies that carry one (a state-filter block, an `.amq` export) are
+/// bitmaps that gzip little (the spec of the state filters says as much of a block).
+fn without_etag(_: StatusCode, _: Version, headers: &HeaderMap, _: &Extensions) -> bool {
+    !headers.contains_key(header::ETAG)
 }
 
 fn api<S>() -> OpenApiRouter<S>
@@ -104,7 +114,12 @@ pub(crate) fn router(state: AppState) -> Router {
             state.clone(),
             layers::auth,
         ))
-        .layer(CompressionLayer::new())
+        .layer(
+            CompressionLayer::new().compress_when(
+                DefaultPredicate::new()
+                    .and(without_etag as fn(StatusCode, Version, &HeaderMap, &Extensions) -> bool),
+            ),
+        )
         .layer(
             ServiceBuilder::new()
                 .layer(HandleErrorLayer::new(layers::timeout_error))

@@ -98,7 +98,12 @@ pub async fn block(
         Ok(k) => k,
         Err(e) => return e.into_response(),
     };
-    let Ok(h) = height.parse::<u64>() else {
+    // one URL per block: a sealed block is cached for ever under it (not under +0 or 00)
+    let Some(h) = height
+        .parse::<u64>()
+        .ok()
+        .filter(|h| h.to_string() == height)
+    else {
         return out_of_range(kind, &height).into_response();
     };
     let served = match blocking(&state, move |s| s.block(kind, h)).await {

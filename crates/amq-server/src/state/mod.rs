@@ -90,7 +90,8 @@ impl StateFilters {
     /// Opens (or begins) the sequence of every configured kind.
     ///
     /// # Errors
-    /// A bad configuration (b outside 5..=26, a timeout below 3600), the store's errors.
+    /// A bad configuration (b outside 5..=26, a timeout below 3600, a kind given twice), the
+    /// store's errors.
     pub fn open(
         store: Arc<dyn Store>,
         config: &StateFiltersConfig,
@@ -99,6 +100,13 @@ impl StateFilters {
         let mut configs = BTreeMap::new();
         let mut seqs = BTreeMap::new();
         for &(kind, b) in &config.kinds {
+            if configs.contains_key(&kind) {
+                // (the second width would serve the first's blocks under its own)
+                return Err(StateError::Lib(amq::Error::invalid(
+                    "kinds",
+                    format!("{kind} is given twice: one width b per kind"),
+                )));
+            }
             let c = SequenceConfig {
                 kind,
                 b,

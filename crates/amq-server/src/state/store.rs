@@ -133,11 +133,15 @@ impl StateStore {
         Ok(self.store.commit(&all)?)
     }
 
+    /// The open header's value: height and start (u64 LE), b, and the timeout it opened
+    /// under (u64 LE; a value of 17 bytes, written before the timeout was kept, reads as 0:
+    /// the configured timeout applies).
     fn open_value(open: &OpenHeader) -> Vec<u8> {
-        let mut v = Vec::with_capacity(17);
+        let mut v = Vec::with_capacity(25);
         v.extend_from_slice(&open.height.to_le_bytes());
         v.extend_from_slice(&open.start.to_le_bytes());
         v.push(open.b);
+        v.extend_from_slice(&open.timeout.to_le_bytes());
         v
     }
 }
@@ -156,6 +160,10 @@ impl BlockStore for StateStore {
             height: le(v, 0).ok_or_else(|| corrupt(kind, "open header"))?,
             start: le(v, 8).ok_or_else(|| corrupt(kind, "open header"))?,
             b: *v.get(16).ok_or_else(|| corrupt(kind, "open header"))?,
+            timeout: match v.len() {
+                17 => 0,
+                _ => le(v, 17).ok_or_else(|| corrupt(kind, "open header"))?,
+            },
         };
         let mut sealed = Vec::new();
         let mut elements = Vec::new();

@@ -384,3 +384,67 @@ fn sequence_checks_kinds_config_and_time() {
         assert!(Sequence::open(cfg, MemoryStore::default(), clock.clone()).is_err());
     }
 }
+
+/// A block keeps the timeout it opened under when the sequence reopens under another, as it
+/// keeps its width: reopened under an hour, a block opened under a week sealed at start + one
+/// hour, before an insertion it held, and a wallet restoring from a seed date after that end
+/// skipped the block (helper-20's reproduction). The next block takes the new timeout.
+#[test]
+fn a_block_keeps_the_timeout_it_opened_under() {
+    let clock = ManualClock::new(T0);
+    let week = SequenceConfig::new(Kind::BlindSignature, 12);
+    let mut seq = Sequence::open(week, MemoryStore::default(), clock.clone()).unwrap();
+    clock.advance(10_000);
+    let e = sha_counter(9, 0);
+    seq.insert(&e).unwrap();
+    let inserted_at = T0 + 10_000;
+    let store = seq.into_store();
+    clock.advance(1000);
+    let hour = SequenceConfig {
+        timeout: HOUR,
+        ..week
+    };
+    let mut again = Sequence::open(hour, store, clock.clone()).unwrap();
+    let info = again.info().unwrap();
+    assert_eq!((info.blocks.len(), info.timeout), (1, week.timeout));
+    clock.set(T0 + week.timeout);
+    let info = again.info().unwrap();
+    assert_eq!(info.blocks[0].end, Some(T0 + week.timeout));
+    assert!(info.blocks[0].end.unwrap() >= inserted_at);
+    assert!(Block::from_bytes(&sealed_bytes(&mut again, 0))
+        .unwrap()
+        .contains_element(&e));
+    // a seed dated after the insertion starts at a height whose block holds it
+    assert_eq!(info.restore_height(inserted_at + 1), 0);
+    // the next block opened under the hour
+    assert_eq!(info.timeout, HOUR);
+    clock.advance(HOUR);
+    assert_eq!(
+        again.info().unwrap().blocks[1].end,
+        Some(T0 + week.timeout + HOUR)
+    );
+}
+
+/// A stored open block whose timeout is below the spec's minimum is corrupt (a run of empty
+/// blocks, one per second, would follow); one stored without a timeout (0) takes the
+/// configured one.
+#[test]
+fn a_stored_timeout_is_checked() {
+    let clock = ManualClock::new(T0);
+    let cfg = config(Kind::ProofState, 8);
+    for (timeout, ok) in [(0, true), (1, false), (HOUR - 1, false), (HOUR, true)] {
+        let mut store = MemoryStore::default();
+        let open = OpenHeader {
+            height: 0,
+            start: T0,
+            b: 8,
+            timeout,
+        };
+        store.begin(Kind::ProofState, &open).unwrap();
+        let seq = Sequence::open(cfg, store, clock.clone());
+        assert_eq!(seq.is_ok(), ok, "{timeout}");
+        if let Ok(mut seq) = seq {
+            assert_eq!(seq.info().unwrap().timeout, HOUR);
+        }
+    }
+}

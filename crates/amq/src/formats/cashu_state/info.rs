@@ -166,7 +166,8 @@ pub struct MintInfoSetting {
 }
 
 /// One state change as a mint reports it: `{"kind": ..., "id_hex": ..., "state": ...}`
-/// (`state` may be left out for the kinds without one).
+/// (`state` may be left out for the kinds without one; any other field is refused, so that a
+/// misspelt `state` is not read as none).
 ///
 /// # Example
 /// ```
@@ -177,6 +178,7 @@ pub struct MintInfoSetting {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct StateChange {
     /// The kind.
     pub kind: Kind,

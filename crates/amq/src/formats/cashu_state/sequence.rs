@@ -19,8 +19,11 @@ pub struct SequenceConfig {
     /// The width of the blocks opened from now on (the open block keeps the width it opened
     /// with).
     pub b: u8,
-    /// Seconds after which an unsaturated block seals, at least [`MIN_TIMEOUT`]. The open
-    /// block's deadline is its start plus the timeout configured now.
+    /// Seconds after which an unsaturated block seals, at least [`MIN_TIMEOUT`], for the
+    /// blocks opened from now on: the open block keeps the timeout it opened under (it is in
+    /// its [`OpenHeader`]), as it keeps its width. A block opened under a week and reopened
+    /// under an hour, days later, would otherwise seal with an `end` before insertions it
+    /// holds, and a wallet restoring from a seed date after that `end` would skip them.
     pub timeout: u64,
     /// Seconds between refreshes of the open block's snapshot, or `None` to serve no open
     /// block.
@@ -154,7 +157,7 @@ pub struct Inserted {
 ///
 /// **Seal.** The open block seals when its count reaches [`capacity`](super::capacity)`(b)`
 /// (at the time of that insertion, at width b), or when `timeout` seconds have passed since
-/// it opened (at exactly start + timeout, folded to [`smallest_b`]`(count)` if
+/// it opened (the timeout it opened under; at exactly start + timeout, folded to [`smallest_b`]`(count)` if
 /// [`SequenceConfig::fold`]), whichever comes first. A block that times out empty still
 /// seals (at b = 5 when folded). The next block opens when the previous one ends, at the
 /// next height, so `end` of one is `start` of the next. Sealed blocks never change; the
@@ -220,19 +223,31 @@ impl<S: BlockStore, C: Clock> Sequence<S, C> {
         config.validate()?;
         let now = clock.now();
         let kind = config.kind;
-        let (sealed, open, elements, record) = match store.load(kind)? {
+        let (sealed, mut open, elements, record) = match store.load(kind)? {
             Some(s) => (s.sealed, s.open, s.elements, s.snapshot),
             None => {
                 let open = OpenHeader {
                     height: 0,
                     start: now,
                     b: config.b,
+                    timeout: config.timeout,
                 };
                 store.begin(kind, &open)?;
                 (Vec::new(), open, Vec::new(), None)
             }
         };
         check_b(open.b).map_err(|e| Error::corrupt(0, format!("stored open {kind} block: {e}")))?;
+        match open.timeout {
+            0 => open.timeout = config.timeout, // not recorded: the configured one
+            t if t < MIN_TIMEOUT => {
+                return Err(Error::corrupt(
+                    0,
+                    format!("stored open {kind} block: a timeout of {t} seconds"),
+                )
+                .into())
+            }
+            _ => {}
+        }
         let count = elements.len() as u64;
         if count > capacity_unchecked(open.b) || open.height != sealed.len() as u64 {
             return Err(Error::corrupt(
@@ -328,8 +343,8 @@ impl<S: BlockStore, C: Clock> Sequence<S, C> {
         if let Some(at) = self.full_at {
             self.seal(at, false)?;
         }
-        while now.saturating_sub(self.open.start) >= self.config.timeout {
-            let end = self.open.start + self.config.timeout;
+        while now.saturating_sub(self.open.start) >= self.open.timeout {
+            let end = self.open.start.saturating_add(self.open.timeout);
             self.seal(end, self.config.fold)?;
         }
         self.refresh(now)
@@ -396,7 +411,7 @@ impl<S: BlockStore, C: Clock> Sequence<S, C> {
         });
         Ok(FiltersInfo {
             b: self.open.b,
-            timeout: self.config.timeout,
+            timeout: self.open.timeout,
             open_interval: self.config.open_interval,
             blocks,
         })
@@ -443,6 +458,7 @@ impl<S: BlockStore, C: Clock> Sequence<S, C> {
             height: self.open.height + 1,
             start: end,
             b: self.config.b,
+            timeout: self.config.timeout,
         };
         let fresh = Block::new(next.b)?;
         let empty = self

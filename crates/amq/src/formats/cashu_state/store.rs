@@ -17,6 +17,11 @@ pub struct OpenHeader {
     pub start: u64,
     /// Its width b.
     pub b: u8,
+    /// The timeout it opened under (seconds): it seals at `start + timeout` at the latest,
+    /// whatever timeout is configured later, so that its interval holds every insertion it
+    /// took. 0 if not recorded (a store written before the field): the configured timeout
+    /// then applies.
+    pub timeout: u64,
 }
 
 /// A block being sealed: its height, interval and final bytes (2^b / 8, possibly folded).
