@@ -19,7 +19,7 @@
 //! | [`gcs`] (Golomb-coded set) | static | no | no | false positives | ≈ log₂(1/ε) + 1.5 | streaming decode |
 //! | [`SlidingWindowBloom`] | items at positions | no | archives old chunks | false positives | set by W, S, B | – |
 //! | [`AgingBloom`] | a window of items or seconds | no | yes, by generation | false positives | 16.6 (g = 4) | – |
-//! | [`NegativeCache`] | a fixed table | yes | yes (LRU, TTL) | false negatives (and ≤ w·2⁻ᵇ false positives) | b per slot | one cache line |
+//! | [`NegativeCache`] | a fixed table | yes | yes (LRU, TTL) | false negatives (and ≤ w·2⁻ᵇ false positives) | b + 1 per slot | one cache line |
 //! | [`TtlCuckooFilter`] | the live items, to a capacity | yes | yes, each between ttl − tick and ttl | false positives | 14.74 (s = 4 stamp bits) | 50–85 ns at 2^20 slots (shared machine) |
 //! | [`SlidingWindowCuckoo`] | grows by epochs of B members | yes (slash at the epoch) | no | false positives | 10.53 (B = 15,564; up to 2× after slashing) | two buckets of one epoch |
 //!

@@ -286,8 +286,14 @@ impl CashuFilter {
 /// use amq::formats::cashu::bulk_all_negative;
 /// assert_eq!(format!("{:.9}", bulk_all_negative(784_931, 1)), "0.999998726");
 /// assert_eq!(format!("{:.9}", bulk_all_negative(784_931, 5000)), "0.993650255");
+/// assert_eq!(bulk_all_negative(1, 0), 1.0); // no lookup: nothing can come back positive
+/// assert_eq!(bulk_all_negative(1, 1), 0.0);
 /// ```
 pub fn bulk_all_negative(m: u64, queries: u64) -> f64 {
+    if queries == 0 {
+        // (x·log1p(−1/M) would be 0·(−∞) at M = 1)
+        return 1.0;
+    }
     if m == 0 {
         return 0.0;
     }

@@ -40,10 +40,16 @@ pub const BLOCK_BITS: u64 = 512;
 /// ```
 /// let p = amq::math::bit_zero_probability(1, 8, 1);
 /// assert!((p - 0.875).abs() < 1e-12);
+/// assert_eq!(amq::math::bit_zero_probability(0, 1, 1), 1.0); // nothing inserted
+/// assert_eq!(amq::math::fpr_exact(0, 1, 1), 0.0);
 /// ```
 pub fn bit_zero_probability(n: u64, m: u64, k: u32) -> f64 {
     if m == 0 {
         return 0.0;
+    }
+    if n == 0 || k == 0 {
+        // (k·n·log1p(−1/m) would be 0·(−∞) at m = 1)
+        return 1.0;
     }
     exp(k as f64 * n as f64 * log1p(-1.0 / m as f64))
 }

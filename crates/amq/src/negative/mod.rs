@@ -56,7 +56,8 @@ pub use fnr::{false_negative_rate, mean_false_negative_rate};
 /// # Example
 /// ```
 /// use amq::negative::NegativeCache;
-/// let mut cache = NegativeCache::new(16, 128, 1, 0)?; // the seed's l = 16, b = 128: 1 MiB
+/// let mut cache = NegativeCache::new(16, 128, 1, 0)?; // the seed's l = 16, b = 128 (its "1MB")
+/// assert_eq!(cache.size_bytes(), 1_056_768); // 2^16 slots of 129 bits: 1 MiB and 1/128
 /// cache.insert("missing-key-17");
 /// assert!(cache.contains("missing-key-17")); // definitely present
 /// assert!(!cache.contains("missing-key-18")); // maybe absent

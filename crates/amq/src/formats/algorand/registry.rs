@@ -7,6 +7,7 @@ use core::fmt;
 
 /// Why `buy_nft` failed. A failed call changes nothing (the transaction is rejected whole).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum BuyError {
     /// `assert self.minted < self.max_supply, "Maximum supply reached"`.
     MaximumSupplyReached,
