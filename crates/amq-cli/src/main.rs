@@ -19,6 +19,11 @@ mod output;
 /// byte-exact chain filter formats.
 #[derive(Parser, Debug)]
 #[command(name = "amq", version, about, long_about = None, propagate_version = true)]
+#[command(after_help = "Examples:
+  amq plan --items 1000000 --fpr 0.01
+  printf 'apple\\npear\\n' | amq build --fpr 0.01 -o fruit.amq -
+  amq contains fruit.amq apple zyzzyva        # maybe, then no (exit 1)
+  amq info fruit.amq")]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -496,11 +496,32 @@ fn bad_files_and_flags_exit_2_without_panicking() {
 
 #[test]
 fn help_has_examples() {
-    for cmd in ["plan", "build", "query", "contains", "info", "merge"] {
-        amq()
-            .args([cmd, "--help"])
-            .assert()
-            .success()
-            .stdout(predicate::str::contains("Example"));
+    // every command's --help, walked from `amq --help` (DESIGN: an example for each command)
+    let mut todo: Vec<Vec<String>> = vec![vec![]];
+    let mut seen = 0;
+    while let Some(path) = todo.pop() {
+        let out = amq().args(&path).arg("--help").output().unwrap();
+        assert!(out.status.success(), "{path:?}");
+        let help = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            help.contains("Example"),
+            "amq {} --help has no example",
+            path.join(" ")
+        );
+        seen += 1;
+        let mut in_commands = false;
+        for line in help.lines() {
+            if !line.starts_with(' ') {
+                in_commands = line == "Commands:";
+            } else if in_commands && line.len() > 2 && !line[2..].starts_with(' ') {
+                let name = line.split_whitespace().next().unwrap();
+                if name != "help" {
+                    let mut sub = path.clone();
+                    sub.push(name.to_string());
+                    todo.push(sub);
+                }
+            }
+        }
     }
+    assert!(seen > 70, "walked {seen} commands");
 }

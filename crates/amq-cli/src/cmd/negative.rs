@@ -27,14 +27,24 @@ pub struct Args {
 enum Command {
     New(NewArgs),
     /// Insert items (one per line).
+    #[command(after_help = "Examples:
+  amq negative new --l 16 --b 128 -o missing.amq
+  printf 'key-17\\nkey-42\\n' | amq negative insert missing.amq -")]
     Insert(super::ClockedInsertArgs),
     Contains(ContainsArgs),
     Remove(RemoveArgs),
+    #[command(after_help = "Examples:
+  amq negative new --l 20 --b 64 --ways 8 --ttl 300 -o missing.amq
+  amq negative info missing.amq
+  amq negative info --json --now 1700000000 missing.amq")]
     Info(super::ClockedInfoArgs),
 }
 
 /// Create an empty negative cache of 2^l slots of b-bit fingerprints.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq negative new --l 16 --b 128 -o missing.amq
+  amq negative new --l 20 --b 64 --ways 8 --ttl 300 -o missing.amq")]
 struct NewArgs {
     /// l: the cache has 2^l slots.
     #[arg(long)]
@@ -55,6 +65,11 @@ struct NewArgs {
 
 /// Ask about items: `present` (definitely) or `absent` (maybe) for each.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq negative new --l 16 --b 128 -o missing.amq
+  printf 'key-17\\n' | amq negative insert missing.amq -
+  amq negative contains missing.amq key-17         # present (exit 0)
+  amq negative contains missing.amq key-99         # absent (exit 1)")]
 struct ContainsArgs {
     /// The .amq cache.
     filter: PathBuf,
@@ -66,6 +81,11 @@ struct ContainsArgs {
 
 /// Forget items (exit 1 if any was not held).
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq negative new --l 16 --b 128 -o missing.amq
+  printf 'key-17\\n' | amq negative insert missing.amq -
+  amq negative remove missing.amq key-17           # exit 0: it was held
+  amq negative remove missing.amq key-17           # exit 1: not held any more")]
 struct RemoveArgs {
     /// The .amq cache, updated in place.
     filter: PathBuf,

@@ -44,6 +44,9 @@ enum Command {
 
 /// Create an empty set of epochs of B registrations with a false-positive rate per query.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq rln new --epoch-items 15564 --fpr 0.001 -o members.amq
+  amq rln new --epoch-items 31129 --fpr 0.1% --seed 7 -o members.amq")]
 struct NewArgs {
     /// B, the registrations per epoch (7782, 15564, 31129, ... fill their tables best).
     #[arg(long)]
@@ -57,6 +60,9 @@ struct NewArgs {
 
 /// Register members (one per line) in the open epoch; print `<epoch>\t<item>` for each.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq rln new --epoch-items 15564 --fpr 0.001 -o members.amq
+  printf 'id-17\\nid-18\\n' | amq rln register members.amq -     # prints 0\\tid-17 and 0\\tid-18")]
 struct RegisterArgs {
     /// The .amq set, updated in place.
     filter: PathBuf,
@@ -72,6 +78,11 @@ struct RegisterArgs {
 
 /// Ask about members at their registration epoch: `maybe` or `no` (exit 1 if any is `no`).
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq rln new --epoch-items 15564 --fpr 0.001 -o members.amq
+  printf 'id-17\\n' | amq rln register members.amq -
+  amq rln contains members.amq --epoch 0 id-17      # maybe (exit 0)
+  amq rln contains members.amq --epoch 0 id-99      # no (exit 1)")]
 struct ContainsArgs {
     /// The .amq set (or an epoch export).
     filter: PathBuf,
@@ -87,6 +98,11 @@ struct ContainsArgs {
 /// Prints `slashed`, or `absent` when definitely not there (nothing changed for it), for
 /// each member; exit 1 if any was absent.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq rln new --epoch-items 15564 --fpr 0.001 -o members.amq
+  printf 'id-17\\n' | amq rln register members.amq -
+  amq rln slash members.amq --epoch 0 id-17         # slashed (exit 0)
+  amq rln slash members.amq --epoch 0 id-17         # absent (exit 1): nothing changed")]
 struct SlashArgs {
     /// The .amq set, updated in place.
     filter: PathBuf,
@@ -108,6 +124,10 @@ struct SlashArgs {
 ///
 /// For epochs that end on a clock rather than after B registrations.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq rln new --epoch-items 15564 --fpr 0.001 -o members.amq
+  printf 'id-17\\n' | amq rln register members.amq -
+  amq rln close members.amq        # closed epoch 0; the next registration opens epoch 1")]
 struct CloseArgs {
     /// The .amq set, updated in place (unchanged if no epoch is open).
     filter: PathBuf,
@@ -118,6 +138,11 @@ struct CloseArgs {
 
 /// Show the shape, the epochs, the members, the bits per member and the false-positive rate.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq rln new --epoch-items 15564 --fpr 0.001 -o members.amq
+  printf 'id-17\\n' | amq rln register members.amq -
+  amq rln info --epochs members.amq
+  amq rln info --json members.amq")]
 struct InfoArgs {
     /// The .amq set.
     filter: PathBuf,
@@ -131,6 +156,11 @@ struct InfoArgs {
 
 /// Write one epoch alone (what a light client downloads when it changed).
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq rln new --epoch-items 15564 --fpr 0.001 -o members.amq
+  printf 'id-17\\n' | amq rln register members.amq -
+  amq rln export-epoch members.amq --epoch 0 -o epoch-0.amq
+  amq rln contains epoch-0.amq --epoch 0 id-17      # maybe (exit 0)")]
 struct ExportArgs {
     /// The .amq set.
     filter: PathBuf,
@@ -145,6 +175,11 @@ struct ExportArgs {
 /// Put an exported epoch into a copy of the set: it replaces the epoch of its number, or
 /// follows the last one.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq rln new --epoch-items 15564 --fpr 0.001 -o members.amq && cp members.amq light.amq
+  printf 'id-17\\n' | amq rln register members.amq -
+  amq rln export-epoch members.amq --epoch 0 -o epoch-0.amq
+  amq rln apply-epoch light.amq epoch-0.amq         # light.amq has id-17 at epoch 0 now")]
 struct ApplyArgs {
     /// The .amq set, updated in place.
     filter: PathBuf,

@@ -31,11 +31,18 @@ enum Command {
     Contains(ContainsArgs),
     Remove(RemoveArgs),
     /// Show the shape, the live and expired entries and the false-positive rate now.
+    #[command(after_help = "Examples:
+  amq ttl new --items 100000 --fpr 0.001 --tick 60 --max-ttl 3600 -o cache.amq
+  amq ttl info cache.amq
+  amq ttl info --json --now 1700000240 cache.amq")]
     Info(super::ClockedInfoArgs),
 }
 
 /// Create an empty TTL cuckoo filter for n live items and a false-positive rate.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq ttl new --items 100000 --fpr 0.001 --tick 60 --max-ttl 3600 -o cache.amq
+  amq ttl new --items 1000000 --fpr 0.1% --tick 1 --stamp-bits 8 -o short.amq   # TTLs up to 256 s")]
 struct NewArgs {
     /// n, the most items live at any time.
     #[arg(long)]
@@ -60,6 +67,10 @@ struct NewArgs {
 /// Insert items (one per line) with a time-to-live; an item already live gets the later
 /// expiry.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq ttl new --items 100000 --fpr 0.001 --tick 60 --max-ttl 3600 -o cache.amq
+  printf 'example.com\\nexample.org\\n' | amq ttl insert cache.amq --ttl 300 -
+  printf 'example.net\\n' | amq ttl insert cache.amq -         # the default TTL: 3600 s")]
 struct InsertArgs {
     #[command(flatten)]
     clocked: super::ClockedInsertArgs,
@@ -71,6 +82,11 @@ struct InsertArgs {
 
 /// Ask whether items are live: `maybe` or `no` for each (exit 1 if any is `no`).
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq ttl new --items 100000 --fpr 0.001 --tick 60 --max-ttl 3600 -o cache.amq
+  printf 'example.com\\n' | amq ttl insert cache.amq --now 1700000000 --ttl 300 -
+  amq ttl contains cache.amq --now 1700000240 example.com   # maybe (exit 0)
+  amq ttl contains cache.amq --now 1700000300 example.com   # no (exit 1): expired")]
 struct ContainsArgs {
     /// The .amq filter.
     filter: PathBuf,
@@ -84,6 +100,10 @@ struct ContainsArgs {
 ///
 /// An item that shares its fingerprint and buckets with a removed one goes with it.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq ttl new --items 100000 --fpr 0.001 --tick 60 --max-ttl 3600 -o cache.amq
+  printf 'example.com\\n' | amq ttl insert cache.amq --ttl 300 -
+  amq ttl remove cache.amq example.com example.org    # removed, absent (exit 1)")]
 struct RemoveArgs {
     /// The .amq filter, updated in place.
     filter: PathBuf,

@@ -38,6 +38,9 @@ enum Preset {
 
 /// Create an empty sliding-window filter.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq window new --preset neptune -o swbf.amq
+  amq window new --window 4096 --chunk 256 --batch 16 --hashes 4 -o small.amq")]
 struct NewArgs {
     /// A named shape (the other shape flags override its fields).
     #[arg(long, value_enum)]
@@ -60,6 +63,10 @@ struct NewArgs {
 
 /// Insert items (one per line) at the next positions, or from --at on; print each position.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq window new --preset neptune -o swbf.amq
+  printf 'utxo-a\\nutxo-b\\n' | amq window insert swbf.amq -         # positions 0 and 1
+  printf 'utxo-c\\n' | amq window insert swbf.amq --at 100 -        # position 100")]
 struct InsertArgs {
     /// The .amq filter, updated in place.
     filter: PathBuf,
@@ -78,6 +85,11 @@ struct InsertArgs {
 
 /// Ask about items at a position: `maybe` or `no` for each (exit 1 if any is `no`).
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq window new --preset neptune -o swbf.amq
+  printf 'utxo-a\\nutxo-b\\n' | amq window insert swbf.amq -
+  amq window contains swbf.amq --at 1 utxo-b                     # maybe (exit 0)
+  amq window contains swbf.amq --at 0 utxo-b                     # no (exit 1)")]
 struct ContainsArgs {
     /// The .amq filter.
     filter: PathBuf,
@@ -90,6 +102,10 @@ struct ContainsArgs {
 
 /// Show the shape, the window position, the archive and the expected false-positive rate.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq window new --preset neptune -o swbf.amq
+  amq window info swbf.amq
+  amq window info --json swbf.amq")]
 struct InfoArgs {
     /// The .amq filter.
     filter: PathBuf,

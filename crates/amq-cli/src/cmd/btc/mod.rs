@@ -26,6 +26,9 @@ pub struct Args {
 pub enum Command {
     /// BIP37 bloom filters: build a `filterload` payload, ask it about items.
     #[command(subcommand)]
+    #[command(after_help = "Examples:
+  printf '99108ad8ed9bb6274d3980bab5a85c048f0950c8\\n' | amq btc bip37 build --elements 3 --fpr 0.01 --tweak 0 --flags 1 -
+  amq btc bip37 contains 03614e9b050000000000000001 99108ad8ed9bb6274d3980bab5a85c048f0950c8")]
     Bip37(bip37::Command),
     /// BIP158 block filters: `filter`, `gcs`, `match`.
     #[command(flatten)]

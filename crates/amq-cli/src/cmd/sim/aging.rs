@@ -17,6 +17,9 @@ use std::process::ExitCode;
 /// that every item of the last `window` insertions is found, and measure how many items
 /// older than g·c insertions still answer "maybe" (they should be forgotten: about ε).
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq sim aging --window 100000 --generations 4 --fpr 0.01 --n 1000000 --out docs/sim
+  amq sim aging --window 10000 --generations 8 --fpr 1% --n 100000 --out sim --json")]
 pub(super) struct AgingArgs {
     /// The insertions the filter must remember (at least).
     #[arg(long, default_value_t = 100_000)]

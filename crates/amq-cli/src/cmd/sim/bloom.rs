@@ -13,6 +13,9 @@ use std::process::ExitCode;
 
 /// Fill a Bloom filter sized for n items and measure ε at `points` fills against the formula.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq sim bloom --n 100000 --fpr 0.01 --out docs/sim
+  amq sim bloom --kind blocked-bloom --n 100000 --bits 1000000 --out sim --json")]
 pub(super) struct BloomArgs {
     /// The layout.
     #[arg(long, value_enum, default_value = "bloom")]

@@ -18,6 +18,9 @@ use std::process::ExitCode;
 /// oldest first, measuring ε on the way down and checking that every item not yet deleted is
 /// still found.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq sim cuckoo --n 100000 --fingerprint-bits 8 --out docs/sim
+  amq sim cuckoo --n 100000 --fingerprint-bits 16 --step 0.1 --out sim --json")]
 pub(super) struct CuckooArgs {
     /// n, the items the filter is sized for (⌈n/(4 · 0.95)⌉ buckets); it is filled past n, to
     /// the first refused insert.

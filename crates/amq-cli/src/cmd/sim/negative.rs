@@ -16,6 +16,9 @@ use std::process::ExitCode;
 /// items of the domain: false positives among those not inserted, false negatives among those
 /// inserted.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq sim negative --l 16 --b 128 --n 1000000 --domain 100000 --out docs/sim
+  amq sim negative --l 16 --b 1 --ways 8 --out sim --json")]
 pub(super) struct NegativeArgs {
     /// l: 2^l slots.
     #[arg(long, default_value_t = 16)]

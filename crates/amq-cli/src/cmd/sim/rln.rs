@@ -19,6 +19,9 @@ use std::process::ExitCode;
 /// (each epoch at the size `rln::epoch_bytes_for` its members; the open epoch at full size),
 /// and check that a sample of members is found at its epoch.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq sim rln --members 1000000 --epoch-items 15564 --fpr 0.001 --slash-rate 0.05 --out docs/sim
+  amq sim rln --members 100000 --epoch-items 7782 --slash-rate 0 --out sim --json")]
 pub(super) struct RlnArgs {
     /// Registrations in all.
     #[arg(long, default_value_t = 1_000_000)]

@@ -21,6 +21,9 @@ use std::process::ExitCode;
 /// between with probability (ttl − age)/tick (the insert's phase in its tick); an item gone
 /// is still "found" as a false positive at rate ε.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq sim ttl --items 100000 --fpr 0.001 --ttl 600 --tick 60 --out docs/sim
+  amq sim ttl --items 10000 --ttl 300 --tick 10 --duration 1200 --out sim --json")]
 pub(super) struct TtlArgs {
     /// n, the live items the filter is planned for.
     #[arg(long, default_value_t = 100_000)]

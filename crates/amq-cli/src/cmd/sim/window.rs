@@ -15,6 +15,9 @@ use std::process::ExitCode;
 /// position B·W/S (whose window fills as the items after it arrive, then leaves into the
 /// archive) and at the newest position (whose window is only partly filled).
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq sim window --window 4096 --chunk 256 --batch 16 --hashes 4 --n 1536 --out docs/sim
+  amq sim window --window 8192 --chunk 512 --batch 8 --hashes 8 --n 2048 --out sim --json")]
 pub(super) struct WindowArgs {
     /// W, the window bits.
     #[arg(long, default_value_t = 4096)]
