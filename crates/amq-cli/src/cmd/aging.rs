@@ -27,14 +27,24 @@ pub struct Args {
 enum Command {
     New(NewArgs),
     /// Insert items (one per line) into the current generation.
+    #[command(after_help = "Examples:
+  amq aging new --window 1000000 --fpr 0.01 -o recent.amq
+  printf 'id-1\\nid-17\\n' | amq aging insert recent.amq -      # inserted 2 items")]
     Insert(super::ClockedInsertArgs),
     Contains(ContainsArgs),
     /// Show the shape, the generations and the false-positive rate.
+    #[command(after_help = "Examples:
+  amq aging new --window 1000000 --fpr 0.01 -o recent.amq
+  amq aging info recent.amq
+  amq aging info --json recent.amq")]
     Info(super::ClockedInfoArgs),
 }
 
 /// Create an empty aging filter, sized for a window and a false-positive rate.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq aging new --window 1000000 --generations 4 --fpr 0.01 -o recent.amq
+  amq aging new --window-seconds 3600 --items-per-generation 100000 --fpr 0.001 -o hour.amq")]
 struct NewArgs {
     /// Remember at least this many of the latest insertions (rotation by count).
     #[arg(
@@ -61,6 +71,11 @@ struct NewArgs {
 
 /// Ask whether items were seen within the window: `maybe` or `no` (exit 1 if any is `no`).
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  amq aging new --window-seconds 3600 --items-per-generation 100000 --fpr 0.001 -o hour.amq
+  printf 'id-17\\n' | amq aging insert --now 1700000000 hour.amq -
+  amq aging contains --now 1700003000 hour.amq id-17        # maybe (exit 0)
+  amq aging contains --now 1700005000 hour.amq id-17        # no (exit 1): forgotten")]
 struct ContainsArgs {
     /// The .amq filter.
     filter: PathBuf,
@@ -101,17 +116,26 @@ fn new(a: NewArgs) -> Result<ExitCode> {
         &a.out.output,
         &crate::fsio::encode(f.size_bytes(), || f.to_bytes())?,
     )?;
-    let rotation = match f.rotation() {
-        Rotation::Count(c) => format!("every {c} insertions"),
-        Rotation::Time(d) => format!("every {d} s"),
+    let (rotation, bound) = match (f.rotation(), a.items_per_generation) {
+        (Rotation::Time(d), Some(c)) => (
+            format!("every {d} s"),
+            format!(
+                "{} while no interval takes more than {c} items",
+                crate::output::rate(f.fpr_bound_at(c))
+            ),
+        ),
+        (Rotation::Time(d), None) => (format!("every {d} s"), crate::output::rate(f.fpr_bound())),
+        (Rotation::Count(c), _) => (
+            format!("every {c} insertions"),
+            crate::output::rate(f.fpr_bound()),
+        ),
     };
     eprintln!(
-        "created aging bloom: {} generations of m = {} bits, k = {}, rotated {rotation}; {} bytes, fpr bound {}",
+        "created aging bloom: {} generations of m = {} bits, k = {}, rotated {rotation}; {} bytes, fpr bound {bound}",
         f.generations(),
         f.m(),
         f.k(),
         f.size_bytes(),
-        crate::output::rate(f.fpr_bound())
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -276,12 +276,30 @@ impl<C: Clock> AgingBloom<C> {
     /// The bound `1 − (1 − (1 − (1 − 1/m)^(k·c))^k)^g` for generations of at most c items (c
     /// the [`Rotation::Count`] capacity, or for `Time` the most items any live generation
     /// holds): the exact expectation of each generation at its fullest, so
-    /// [`estimated_fpr`](Self::estimated_fpr) never exceeds it.
+    /// [`estimated_fpr`](Self::estimated_fpr) never exceeds it. A time-rotated filter's file
+    /// does not keep the items per generation it was planned for: its bound is as of now (0
+    /// when empty); [`fpr_bound_at`](Self::fpr_bound_at) gives it at the planned count.
     pub fn fpr_bound(&self) -> f64 {
         let c = match self.rotation {
             Rotation::Count(c) => c,
             Rotation::Time(_) => self.counts.iter().copied().max().unwrap_or(0),
         };
+        self.fpr_bound_at(c)
+    }
+
+    /// The bound [`fpr_bound`](Self::fpr_bound) states, for generations of at most `c` items
+    /// each: what a time-rotated filter promises while no interval takes more than the
+    /// `items_per_generation` it was planned for.
+    ///
+    /// # Example
+    /// ```
+    /// use amq::AgingBloom;
+    /// let f = AgingBloom::with_time_window(3600, 4, 100_000, 0.001, 0)?;
+    /// assert_eq!(f.fpr_bound(), 0.0); // nothing inserted yet
+    /// assert!(f.fpr_bound_at(100_000) <= 0.001 && f.fpr_bound_at(100_000) > 0.0009);
+    /// # Ok::<(), amq::Error>(())
+    /// ```
+    pub fn fpr_bound_at(&self, c: u64) -> f64 {
         let per = math::fpr_exact(c, self.m, self.k);
         1.0 - libm::pow(1.0 - per, f64::from(self.generations))
     }
