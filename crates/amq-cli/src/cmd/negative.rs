@@ -13,7 +13,7 @@ use std::process::ExitCode;
 /// Exit status of `contains`: 0 if every item is present, 1 if any is (maybe) absent.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
-  amq negative new --l 16 --b 128 -o missing.amq             # the seed's 1 MiB ApproxSet
+  amq negative new --l 16 --b 128 -o missing.amq             # the seed's 1MB ApproxSet: 1,056,768 bytes
   amq negative new --l 20 --b 64 --ways 8 --ttl 300 -o missing.amq
   amq negative insert missing.amq not-found-keys.txt
   amq negative contains missing.amq key-17                  # present (exit 0) or absent (exit 1)
