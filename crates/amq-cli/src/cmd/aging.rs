@@ -116,19 +116,17 @@ fn new(a: NewArgs) -> Result<ExitCode> {
         &a.out.output,
         &crate::fsio::encode(f.size_bytes(), || f.to_bytes())?,
     )?;
-    let (rotation, bound) = match (f.rotation(), a.items_per_generation) {
-        (Rotation::Time(d), Some(c)) => (
-            format!("every {d} s"),
-            format!(
-                "{} while no interval takes more than {c} items",
-                crate::output::rate(f.fpr_bound_at(c))
-            ),
+    let rotation = match f.rotation() {
+        Rotation::Count(c) => format!("every {c} insertions"),
+        Rotation::Time(d) => format!("every {d} s"),
+    };
+    // a time-rotated filter's bound is as of now: state it at the planned items per interval
+    let bound = match a.items_per_generation {
+        Some(c) => format!(
+            "{} while no interval takes more than {c} items",
+            crate::output::rate(f.fpr_bound_at(c))
         ),
-        (Rotation::Time(d), None) => (format!("every {d} s"), crate::output::rate(f.fpr_bound())),
-        (Rotation::Count(c), _) => (
-            format!("every {c} insertions"),
-            crate::output::rate(f.fpr_bound()),
-        ),
+        None => crate::output::rate(f.fpr_bound()),
     };
     eprintln!(
         "created aging bloom: {} generations of m = {} bits, k = {}, rotated {rotation}; {} bytes, fpr bound {bound}",

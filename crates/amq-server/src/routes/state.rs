@@ -47,9 +47,8 @@ async fn blocking<T: Send + 'static>(
     f: impl FnOnce(&crate::state::StateFilters) -> Result<T, StateError> + Send + 'static,
 ) -> Result<T, ApiError> {
     let s = state.clone();
-    tokio::task::spawn_blocking(move || f(s.state_filters()))
-        .await
-        .map_err(|e| ApiError::internal(e.to_string()))?
+    super::off_runtime(move || f(s.state_filters()))
+        .await?
         .map_err(ApiError::from)
 }
 
