@@ -333,6 +333,21 @@ filter_class!(PyAging, aging_from_bytes, same_bytes,
         at(now, || to_object(py, &self.inner.info()))
     }
 
+    /// The false-positive rate the filter promises over all its generations:
+    /// ``1 - (1 - e)**g``, e the rate of one generation of ``c`` items. A count-rotated
+    /// filter takes c = its items per generation; a time-rotated one, whose bytes do not keep
+    /// the count it was planned for, the most items any generation holds now (0.0 while
+    /// empty): ``fpr_bound_at(items_per_generation)`` gives the planned bound.
+    fn fpr_bound(&self) -> f64 {
+        self.inner.fpr_bound()
+    }
+
+    /// The bound of ``fpr_bound`` for generations of at most ``items`` items each: what a
+    /// time-rotated filter promises while no interval takes more than ``items``.
+    fn fpr_bound_at(&self, items: u64) -> f64 {
+        self.inner.fpr_bound_at(items)
+    }
+
     /// g, the generations.
     #[getter]
     fn generations(&self) -> u32 {

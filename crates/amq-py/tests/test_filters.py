@@ -338,6 +338,21 @@ def test_aging_forgets_by_count_and_by_time():
     assert t.info(now=1_700_000_000)["rotation"] == "seconds"
 
 
+def test_aging_fpr_bound_is_the_planned_one():
+    f = amq.AgingBloom.with_window(4000, 4, 0.01)
+    # count-rotated every ceil(4000 / 3) = 1334 insertions (three full generations hold the
+    # window while the fourth fills): the bound is at that count
+    assert "every 1334 insertions" in repr(f)
+    assert 0.0099 < f.fpr_bound() <= 0.01
+    assert f.fpr_bound_at(1334) == f.fpr_bound() > f.fpr_bound_at(1000)
+    t = amq.AgingBloom.with_time_window(3600, 4, 1000, 0.01)
+    assert t.fpr_bound() == 0.0  # as of now: nothing inserted
+    assert 0.0099 < t.fpr_bound_at(1000) <= 0.01
+    assert t.fpr_bound_at(2000) > 0.01  # an interval past its plan breaks the promise
+    t.add_many(range(10), now=1_700_000_000)
+    assert 0.0 < t.fpr_bound() == t.fpr_bound_at(10) < t.fpr_bound_at(1000)
+
+
 def test_negative_cache_is_definite_and_expires():
     c = amq.NegativeCache(10, b=64, ways=4, ttl=60)
     c.add("missing-key", now=1000)

@@ -115,6 +115,18 @@ fn scalable_rate_after_ten_times_its_capacity_is_within_the_bound() {
     assert!(f.fpr_bound() <= eps);
 }
 
+/// A chain of one item in a link planned for a million: the model's rate is about 10⁻⁴⁰,
+/// which `1 − (1 − ε)` rounded to 0.
+#[test]
+fn a_nearly_empty_chain_has_a_rate_above_zero() {
+    let mut f = ScalableBloomFilter::new(ScalableParams::new(1_000_000, 0.01), 1).unwrap();
+    f.insert(&7u64).unwrap();
+    let link = f.link(0).unwrap();
+    let want = amq::math::fpr_exact(1, link.m(), link.k());
+    assert!(want > 0.0 && want < 1e-30, "{want}");
+    assert!((f.expected_fpr() / want - 1.0).abs() < 1e-9, "{}", f.expected_fpr());
+}
+
 /// The same for the cuckoo chain: 10× the initial capacity, every item found, the measured
 /// rate within 4σ of the per-link loads' model and below the stated bound.
 #[test]

@@ -270,10 +270,7 @@ impl ExpandableCuckooFilter {
 
     /// The chain's rate now: `1 − Πᵢ(1 − εᵢ(αᵢ))`, each link at its load ([`fpr_exact`]).
     pub fn estimated_fpr(&self) -> f64 {
-        1.0 - self
-            .links
-            .iter()
-            .fold(1.0, |p, l| p * (1.0 - l.estimated_fpr()))
+        crate::math::any_of_each(self.links.iter().map(|l| l.estimated_fpr()))
     }
 
     /// `true` if the chain may add a link: it grows, has fewer than [`MAX_LINKS`], and the

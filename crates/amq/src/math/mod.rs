@@ -284,6 +284,25 @@ pub use plan::{bloom_plan, plan, Spec, Target};
 pub use plan_details::{Plan, PlanDetails, RotationUnit};
 pub use spec_fields::SpecFieldError;
 
+/// The chance that at least one of `g` independent tests with rate `p` each is positive,
+/// `1 − (1 − p)^g`: the false-positive rate of g filters (generations, epochs) asked in turn.
+/// Computed as `−expm1(g·log1p(−p))`, so a rate below 10⁻¹⁶ does not round to 0.
+///
+/// # Example
+/// ```
+/// let bound = amq::math::any_of(0.01, 4);
+/// assert!((bound - (1.0 - 0.99f64.powi(4))).abs() < 1e-15);
+/// assert!(amq::math::any_of(1e-20, 4) > 3.9e-20); // 1 − (1 − 1e-20)⁴ rounds to 0
+/// ```
+pub fn any_of(p: f64, g: u64) -> f64 {
+    -libm::expm1(g as f64 * log1p(-p))
+}
+
+/// [`any_of`] over tests of different rates: `1 − Πᵢ(1 − pᵢ)`, as `−expm1(Σ log1p(−pᵢ))`.
+pub(crate) fn any_of_each(rates: impl IntoIterator<Item = f64>) -> f64 {
+    -libm::expm1(rates.into_iter().map(|p| log1p(-p)).sum::<f64>())
+}
+
 /// The standard deviation of a measured rate over `trials` independent trials with true rate
 /// `p`: `√(p(1 − p)/trials)` (the binomial spread). Tests accept a measured ε within 3 of these.
 pub fn binomial_sigma(p: f64, trials: u64) -> f64 {

@@ -338,7 +338,7 @@ pub fn plan(spec: &Spec) -> Result<Plan> {
             let items = per_generation.saturating_mul(g - 1);
             let m_bits = shape.m.saturating_mul(g);
             let per = fpr_exact(per_generation, shape.m, shape.k);
-            let bound = 1.0 - libm::pow(1.0 - per, g as f64);
+            let bound = super::any_of(per, g);
             Ok(Plan {
                 details: PlanDetails::AgingBloom {
                     generations,

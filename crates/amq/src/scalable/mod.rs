@@ -199,9 +199,9 @@ impl ScalableBloomFilter {
     /// The chain's rate under the model, with each link at its current count:
     /// `1 − Πᵢ(1 − εᵢ(nᵢ))`, εᵢ the exact-expectation form ([`math::fpr_exact`](crate::math::fpr_exact)).
     pub fn expected_fpr(&self) -> f64 {
-        1.0 - self.links.iter().fold(1.0, |p, l| {
-            p * (1.0 - crate::math::fpr_exact(l.inserted(), l.m(), l.k()))
-        })
+        crate::math::any_of_each(
+            (self.links.iter()).map(|l| crate::math::fpr_exact(l.inserted(), l.m(), l.k())),
+        )
     }
 
     /// The chain's rate now, from each link's fill: `1 − Πᵢ(1 − (Xᵢ/mᵢ)^kᵢ)`.

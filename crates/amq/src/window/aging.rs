@@ -300,21 +300,21 @@ impl<C: Clock> AgingBloom<C> {
     /// # Ok::<(), amq::Error>(())
     /// ```
     pub fn fpr_bound_at(&self, c: u64) -> f64 {
-        let per = math::fpr_exact(c, self.m, self.k);
-        1.0 - libm::pow(1.0 - per, f64::from(self.generations))
+        math::any_of(
+            math::fpr_exact(c, self.m, self.k),
+            u64::from(self.generations),
+        )
     }
 
     /// The expected false-positive rate now, from the items each live generation holds:
     /// `1 − Πⱼ(1 − (1 − (1 − 1/m)^(k·nⱼ))^k)`.
     pub fn estimated_fpr(&self) -> f64 {
         let live = self.live_mask(self.clock.now());
-        let mut keep = 1.0;
-        for (j, &n) in self.counts.iter().enumerate() {
-            if live >> j & 1 == 1 {
-                keep *= 1.0 - math::fpr_exact(n, self.m, self.k);
-            }
-        }
-        1.0 - keep
+        math::any_of_each(
+            (self.counts.iter().enumerate())
+                .filter(|&(j, _)| live >> j & 1 == 1)
+                .map(|(_, &n)| math::fpr_exact(n, self.m, self.k)),
+        )
     }
 
     /// The 128-bit hash of `item` under this filter's seed.

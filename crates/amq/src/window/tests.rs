@@ -446,6 +446,27 @@ fn aging_measured_fpr_matches_the_formula() {
     assert_eq!(f.size_bytes(), (f.m() * 8).div_ceil(64) * 8);
 }
 
+/// A few items in a large generation give a rate below 10⁻¹⁶, which `1 − (1 − ε)^g` rounded
+/// to 0: the bound and the estimate said "no false positives at all".
+#[test]
+fn aging_rates_below_machine_epsilon_are_not_zero() {
+    let clock = ManualClock::new(1_700_000_000);
+    let mut f = AgingBloom::with_time_window(3600, 4, 1000, 0.01, 0)
+        .unwrap()
+        .with_clock(clock);
+    for i in 0..10u64 {
+        f.insert(&i).unwrap();
+    }
+    let per = crate::math::fpr_exact(10, f.m(), f.k());
+    assert!(per > 0.0 && per < 1e-16, "{per}");
+    let (bound, estimate) = (f.fpr_bound(), f.estimated_fpr());
+    assert!(
+        (bound / (4.0 * per) - 1.0).abs() < 1e-9,
+        "{bound} vs 4 × {per}"
+    );
+    assert!((estimate / per - 1.0).abs() < 1e-9, "{estimate} vs {per}");
+}
+
 #[test]
 fn aging_decoder_rejects_what_it_cannot_trust() {
     let mut f = AgingBloom::new(100, 3, 3, Rotation::Count(5), 9).unwrap();
