@@ -124,7 +124,11 @@ fn a_nearly_empty_chain_has_a_rate_above_zero() {
     let link = f.link(0).unwrap();
     let want = amq::math::fpr_exact(1, link.m(), link.k());
     assert!(want > 0.0 && want < 1e-30, "{want}");
-    assert!((f.expected_fpr() / want - 1.0).abs() < 1e-9, "{}", f.expected_fpr());
+    assert!(
+        (f.expected_fpr() / want - 1.0).abs() < 1e-9,
+        "{}",
+        f.expected_fpr()
+    );
 }
 
 /// The same for the cuckoo chain: 10× the initial capacity, every item found, the measured
