@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod server;
+pub mod state;
 
 use amq_server::{app, AppState, Limits};
 use axum::body::{Body, Bytes};

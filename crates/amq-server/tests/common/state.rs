@@ -1,0 +1,57 @@
+//! The Cashu state filter routes' shared set-up: the vectors of nuts PR #433 revision B, the
+//! settings on a clock the test moves, and block requests.
+
+use super::{send, Reply};
+use amq::clock::ManualClock;
+use amq::formats::cashu_state::Kind;
+use amq_server::store::Store;
+use amq_server::{app, AppState, ServerClock, Settings, StateFiltersConfig};
+use axum::body::Body;
+use axum::http::Request;
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+pub const T0: u64 = 1_701_704_757;
+
+pub fn vectors() -> Value {
+    serde_json::from_str(include_str!(
+        "../../../../tests/vectors/cashu-state/revision-b.json"
+    ))
+    .unwrap()
+}
+
+/// The five `proof_state` SPENT elements of the vectors, as the feed takes them.
+pub fn spent_changes() -> Vec<Value> {
+    vectors()["elements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["name"].as_str().unwrap().starts_with("Test "))
+        .map(|e| json!({"kind": "proof_state", "id_hex": e["id_hex"], "state": "SPENT"}))
+        .collect()
+}
+
+pub fn settings(kinds: &[(Kind, u8)], fold: bool, clock: &ManualClock) -> Settings {
+    Settings {
+        state_filters: StateFiltersConfig {
+            kinds: kinds.to_vec(),
+            timeout: 3600,
+            open_interval: Some(60),
+            fold,
+        },
+        clock: ServerClock::Manual(clock.clone()),
+        ..Settings::default()
+    }
+}
+
+pub fn open(store: Arc<dyn Store>, s: Settings) -> axum::Router {
+    app(AppState::open(store, s).unwrap())
+}
+
+pub async fn get_block(app: &axum::Router, path: &str, etag: Option<&str>) -> Reply {
+    let mut r = Request::get(path);
+    if let Some(e) = etag {
+        r = r.header("if-none-match", e);
+    }
+    send(app, r.body(Body::empty()).unwrap()).await
+}
