@@ -231,4 +231,7 @@ fn plan_json() {
     assert_eq!(v["min_balance_microalgos"], 2_500 + 400 * (5 + 13_184));
     assert_eq!(v["fits_on_stack"], false);
     assert_eq!(v["hashes"][0], "sha512_256");
+    // 13,184 bytes at 1,024 per reference, 8 references per app call
+    assert_eq!(v["box_references"], 13);
+    assert_eq!(v["app_calls_for_box_references"], 2);
 }

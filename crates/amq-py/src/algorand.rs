@@ -183,6 +183,11 @@ fn plan<'py>(
     d.set_item("expected_refusals_to_mint", p.expected_refusals_to_mint)?;
     d.set_item("min_balance_microalgos", p.min_balance_microalgos)?;
     d.set_item("fits_on_stack", p.fits_on_stack)?;
+    d.set_item("box_references", p.box_references)?;
+    d.set_item(
+        "app_calls_for_box_references",
+        p.app_calls_for_box_references,
+    )?;
     Ok(d)
 }
 

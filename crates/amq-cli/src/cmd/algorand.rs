@@ -338,6 +338,8 @@ fn plan(a: PlanArgs) -> Result<ExitCode> {
                 "expected_refusals_to_mint": p.expected_refusals_to_mint,
                 "min_balance_microalgos": p.min_balance_microalgos,
                 "fits_on_stack": p.fits_on_stack,
+                "box_references": p.box_references,
+                "app_calls_for_box_references": p.app_calls_for_box_references,
             }),
         )?;
     } else {
@@ -365,6 +367,15 @@ fn plan(a: PlanArgs) -> Result<ExitCode> {
             p.min_balance_microalgos as f64 / 1e6,
             a.box_name_len,
             p.box_bytes
+        )?;
+        writeln!(
+            out,
+            "box references   {} of 1024 bytes each, pooled across the group; at most 8 per app call: {}",
+            p.box_references,
+            match p.app_calls_for_box_references {
+                1 => "one app call".to_string(),
+                c => format!("a group of at least {c} app calls"),
+            }
         )?;
         if !p.fits_on_stack {
             writeln!(

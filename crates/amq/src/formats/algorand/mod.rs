@@ -45,7 +45,10 @@ pub use avm::{
     avm_getbit, avm_getbit_uint64, avm_setbit, avm_setbit_uint64, extract_uint64, index, AvmHash,
 };
 pub use bloom::AlgorandBloom;
-pub use plan::{box_min_balance, expected_refusals, expected_refusals_to_mint, plan, AlgorandPlan};
+pub use plan::{
+    box_min_balance, box_references, expected_refusals, expected_refusals_to_mint, plan,
+    AlgorandPlan,
+};
 pub use registry::{BuyError, UnitNameRegistry};
 
 /// The seed contract's box size: 4,096 bytes (32,768 bits).
@@ -66,6 +69,13 @@ pub const BOX_NAME: &[u8] = b"bloom";
 pub const MAX_UNIT_NAME_BYTES: usize = 8;
 /// The longest box name the AVM accepts, in bytes (`MaxAppKeyLen`).
 pub const MAX_BOX_NAME_BYTES: usize = 64;
+/// The I/O budget one box reference grants, in bytes (consensus parameter
+/// `BytesPerBoxReference`): a group that touches a box of b bytes needs ⌈b/1024⌉ references
+/// among its app calls, pooled across the group (references to the empty name only add budget).
+pub const BYTES_PER_BOX_REFERENCE: usize = 1024;
+/// The most box references one app call carries (consensus parameter `MaxAppBoxReferences`;
+/// they also count towards its `MaxAppTotalTxnReferences` of 8 accounts, assets, apps and boxes).
+pub const MAX_APP_BOX_REFERENCES: usize = 8;
 /// Minimum balance per box, in microAlgos (consensus parameter `BoxFlatMinBalance`).
 pub const BOX_FLAT_MIN_BALANCE: u64 = 2_500;
 /// Minimum balance per byte of box name and contents, in microAlgos (`BoxByteMinBalance`).

@@ -1,8 +1,8 @@
 //! The planner: the expected refusals while minting, and the smallest box that reaches a rate.
 
 use super::{
-    AvmHash, BOX_BYTE_MIN_BALANCE, BOX_FLAT_MIN_BALANCE, MAX_BOX_BYTES, MAX_BOX_NAME_BYTES, MAX_K,
-    MAX_STACK_BYTES,
+    AvmHash, BOX_BYTE_MIN_BALANCE, BOX_FLAT_MIN_BALANCE, BYTES_PER_BOX_REFERENCE,
+    MAX_APP_BOX_REFERENCES, MAX_BOX_BYTES, MAX_BOX_NAME_BYTES, MAX_K, MAX_STACK_BYTES,
 };
 use crate::error::{Error, Result};
 
@@ -110,6 +110,13 @@ pub struct AlgorandPlan {
     /// `box_get`/`box_put` it whole as the seed's does; otherwise it must use
     /// `box_extract`/`box_replace`.
     pub fits_on_stack: bool,
+    /// The box references a group needs to read or write the box:
+    /// ⌈box_bytes / [`BYTES_PER_BOX_REFERENCE`]⌉ (one names the box, the rest may name the
+    /// empty box for their budget).
+    pub box_references: usize,
+    /// The fewest app calls that carry those references, at [`MAX_APP_BOX_REFERENCES`] each:
+    /// above 8,192 bytes a mint is a group of at least two app calls.
+    pub app_calls_for_box_references: usize,
 }
 
 /// The smallest box (and its k) whose expected false-positive rate at full supply, counting
@@ -132,6 +139,7 @@ pub struct AlgorandPlan {
 /// assert!(p.fpr <= 0.01 && p.fpr_classic < p.fpr);
 /// assert_eq!(p.min_balance_microalgos, 2_500 + 400 * (5 + 13_184));
 /// assert!(!p.fits_on_stack);
+/// assert_eq!((p.box_references, p.app_calls_for_box_references), (13, 2));
 /// # Ok::<(), amq::Error>(())
 /// ```
 pub fn plan(supply: u64, target: f64, box_name_len: usize) -> Result<AlgorandPlan> {
@@ -208,7 +216,22 @@ pub fn plan(supply: u64, target: f64, box_name_len: usize) -> Result<AlgorandPla
         expected_refusals_to_mint: expected_refusals_to_mint(m_bits, k, supply).0,
         min_balance_microalgos: box_min_balance(box_name_len, box_bytes),
         fits_on_stack: box_bytes <= MAX_STACK_BYTES,
+        box_references: box_references(box_bytes),
+        app_calls_for_box_references: box_references(box_bytes).div_ceil(MAX_APP_BOX_REFERENCES),
     })
+}
+
+/// ⌈box_bytes / [`BYTES_PER_BOX_REFERENCE`]⌉, at least 1: the references a group needs to
+/// touch a box of `box_bytes` bytes.
+///
+/// # Example
+/// ```
+/// use amq::formats::algorand::box_references;
+/// assert_eq!(box_references(4096), 4); // the seed's box
+/// assert_eq!(box_references(13_184), 13);
+/// ```
+pub fn box_references(box_bytes: usize) -> usize {
+    box_bytes.div_ceil(BYTES_PER_BOX_REFERENCE).max(1)
 }
 
 #[cfg(test)]
