@@ -172,3 +172,16 @@ def test_a_spec_whose_kind_is_not_a_str_says_so():
             amq.plan({"kind": kind, "items": 10, "fpr": 0.01})
     with pytest.raises(ValueError, match="unknown variant `blom`"):
         amq.plan({"kind": "blom"})
+
+
+def test_a_ttl_that_ends_within_the_current_tick_is_refused():
+    # it used to return False ("may already have been there") and store nothing
+    f = amq.TtlCuckooFilter(100, 0.01, 10, max_ttl=600)
+    with pytest.raises(ValueError, match="expires within the current tick \\(1700000000 to "
+                       "1700000010\\): nothing was stored"):
+        f.add("x", ttl=5, now=1_700_000_000)
+    assert not f.contains("x", now=1_700_000_000)
+    assert f.add("x", ttl=5, now=1_700_000_005)  # ends at the next tick: stored
+    assert f.contains("x", now=1_700_000_009)
+    with pytest.raises(ValueError, match="max_ttl.*shorter than one tick \\(10\\)"):
+        amq.TtlCuckooFilter(100, 0.01, 10, max_ttl=5)

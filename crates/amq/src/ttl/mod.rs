@@ -216,12 +216,17 @@ impl<C: Clock> TtlCuckooFilter<C> {
     /// The same filter with another default TTL (for [`Insert::insert`]).
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] if `ttl` is 0 or above [`max_ttl`](Self::max_ttl).
+    /// [`Error::InvalidParameter`] if `ttl` is below one [`tick`](Self::tick) (an entry
+    /// could then expire before it is found) or above [`max_ttl`](Self::max_ttl).
     pub fn with_default_ttl(mut self, ttl: u64) -> Result<Self> {
-        if ttl == 0 || ttl > self.max_ttl() {
+        if ttl < self.tick || ttl > self.max_ttl() {
             return Err(Error::invalid(
                 "default_ttl",
-                alloc::format!("must be between 1 and {}, got {ttl}", self.max_ttl()),
+                alloc::format!(
+                    "must be between one tick ({}) and {}, got {ttl}",
+                    self.tick,
+                    self.max_ttl()
+                ),
             ));
         }
         self.default_ttl = ttl;
@@ -416,12 +421,12 @@ impl<C: Clock> TtlCuckooFilter<C> {
 
     /// Inserts a hash at time `now` with time-to-live `ttl` (clock units): it is found until
     /// the tick `⌊(now + ttl)/tick⌋` starts. Returns `Ok(true)` if a new entry was stored,
-    /// `Ok(false)` if a live copy was there (its expiry becomes the later of the two) or if
-    /// the entry would expire within the current tick (then nothing is stored).
+    /// `Ok(false)` if a live copy was there (its expiry becomes the later of the two).
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] if `ttl` is above [`max_ttl`](Self::max_ttl) or the
-    /// expiry `now + ttl` is past 2⁶⁴ − 1; [`Error::Full`] if both buckets hold only live
+    /// [`Error::InvalidParameter`] if `ttl` is above [`max_ttl`](Self::max_ttl), the
+    /// expiry `now + ttl` is past 2⁶⁴ − 1, or the entry would expire within the current tick
+    /// (possible only for a `ttl` below one tick; nothing is stored); [`Error::Full`] if both buckets hold only live
     /// entries and so does the stash: nothing changes.
     pub fn insert_hash(&mut self, h: u128, now: u64, ttl: u64) -> Result<bool> {
         if ttl > self.max_ttl() {
@@ -444,7 +449,18 @@ impl<C: Clock> TtlCuckooFilter<C> {
         let (e, view) = self.view_at(now);
         let x = until / self.tick;
         if x <= e {
-            return Ok(false);
+            // it would expire before any query could find it: saying Ok(false) ("may
+            // already have been there") would be a false negative
+            return Err(Error::invalid(
+                "ttl",
+                alloc::format!(
+                    "{ttl} at time {now} expires within the current tick ({} to {}): nothing \
+                     was stored; a TTL of at least one tick ({}) always is",
+                    e * self.tick,
+                    (e + 1).saturating_mul(self.tick),
+                    self.tick
+                ),
+            ));
         }
         let (i1, i2, fp) = self.probe(h);
         if let Some(v) = &view {

@@ -85,8 +85,9 @@ pub struct TtlPlan {
 /// * buckets: [`buckets_for`] n (⌈n/(4 · 0.95)⌉ from 5,625 items up).
 ///
 /// # Errors
-/// [`Error::InvalidParameter`] for n = 0, ε outside (0, 1), tick 0, a stamp width out of
-/// `1..=16` or too narrow for `max_ttl`, or an ε that needs more than 32 − s fingerprint bits.
+/// [`Error::InvalidParameter`] for n = 0, ε outside (0, 1), tick 0, a `max_ttl` of 0 or
+/// below one tick, a stamp width out of `1..=16` or too narrow for `max_ttl`, or an ε that
+/// needs more than 32 − s fingerprint bits.
 ///
 /// # Example
 /// ```
@@ -145,6 +146,15 @@ pub(crate) fn shape(spec: &TtlSpec) -> Result<(TtlPlan, f64)> {
     }
     if spec.max_ttl == Some(0) {
         return Err(Error::invalid("max_ttl", "must be at least 1"));
+    }
+    if let Some(t) = spec.max_ttl.filter(|&t| t < tick) {
+        return Err(Error::invalid(
+            "max_ttl",
+            alloc::format!(
+                "{t} is shorter than one tick ({tick}): an entry could expire before it is \
+                 found; take a tick of at most {t}"
+            ),
+        ));
     }
     let ticks = spec.max_ttl.map(|t| t.div_ceil(tick));
     let s = match (spec.stamp_bits, ticks) {
