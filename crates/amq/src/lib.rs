@@ -15,7 +15,7 @@
 //! | [`SplitBlockBloomFilter`] | grows | no | no | false positives | 10.10 | 3.3–3.9 ns at 10^6, 7–20 ns at 10^7; batched 2.9–3.2 and 3.6–7.6 ns |
 //! | [`CuckooFilter`] | grows to a capacity | yes | no | false positives | 12.63 (ε 0.19%) | 50–55 ns at 2^24 |
 //! | [`ScalableBloomFilter`] | grows without a set capacity (links) | no | no | false positives, ≤ ε over the chain | 11.03 (first link, at ε/2) | k probes per link |
-//! | [`ExpandableCuckooFilter`] | grows without a set capacity (links) | yes | no | false positives, ≤ ε over the chain | 12.63 (first link) | two buckets per link |
+//! | [`ExpandableCuckooFilter`] | grows by links while 16-bit fingerprints meet ε (6 links, 63·n₀ items at 1%; 3, 7·n₀ at 0.1%) | yes | no | false positives, ≤ ε over the chain | 12.63 (first link) | two buckets per link |
 //! | [`gcs`] (Golomb-coded set) | static | no | no | false positives | ≈ log₂(1/ε) + 1.5 | streaming decode |
 //! | [`SlidingWindowBloom`] | items at positions | no | archives old chunks | false positives | set by W, S, B | – |
 //! | [`AgingBloom`] | a window of items or seconds | no | yes, by generation | false positives | 16.6 (g = 4) | – |

@@ -196,6 +196,41 @@ fn a_cuckoo_chain_stops_where_its_bound_would_break() {
     assert_eq!(widths, [12, 12, 16, 16, 16, 16]);
     assert!(f.grow().is_err());
     assert!(ExpandableCuckooFilter::new(ExpandableParams::new(8, 1e-5), 0).is_err());
+    // the plan says so (it said 32 links), and the bound sums those six
+    assert_eq!(p.max_links(), 6);
+    let plan = amq::cuckoo::expandable_plan(&p).unwrap();
+    assert!(matches!(
+        plan.details,
+        amq::math::PlanDetails::ExpandableCuckoo { max_links: 6, .. }
+    ));
+    let six: f64 = (0..6).map(|i| p.link_fpr(i)).sum();
+    assert_eq!(f.fpr_bound(), six);
+}
+
+/// Filled to refusal, a chain that stops growing says the chain's counts, not its newest
+/// link's ("4139 items, capacity 4229" for a chain of 7,299 items), and keeps every item.
+#[test]
+fn a_full_cuckoo_chain_reports_the_chains_counts() {
+    let p = ExpandableParams::new(1_000, 0.001);
+    assert_eq!(p.max_links(), 3);
+    let mut f = ExpandableCuckooFilter::new(p, 0).unwrap();
+    let mut n = 0u64;
+    let e = loop {
+        match f.insert(&n) {
+            Ok(_) => n += 1,
+            Err(e) => break e,
+        }
+    };
+    assert_eq!(f.links(), 3);
+    assert!(!f.can_grow());
+    match e {
+        Error::Full { items, capacity } => {
+            assert_eq!((items, capacity), (f.inserted(), f.capacity()));
+            assert_eq!(items, n);
+        }
+        e => panic!("{e}"),
+    }
+    assert!((0..n).all(|i| f.contains(&i)));
 }
 
 #[test]

@@ -81,10 +81,23 @@ impl ExpandableParams {
         self.expansion > 0
     }
 
-    /// The bound on the chain's rate however far it grows: `Σ εᵢ` over the links it may have.
+    /// The bound on the chain's rate however far it grows: `Σ εᵢ` over the links it may have
+    /// ([`max_links`](Self::max_links)).
     pub fn fpr_bound(&self) -> f64 {
-        let links = if self.scaling() { MAX_LINKS } else { 1 };
-        (0..links).map(|i| self.link_fpr(i)).sum()
+        (0..self.max_links()).map(|i| self.link_fpr(i)).sum()
+    }
+
+    /// The links the chain can reach: 1 if it never grows, else those up to the first whose
+    /// rate 16-bit fingerprints cannot meet (or whose buckets cannot be counted), at most
+    /// [`MAX_LINKS`]. At ε = 0.01 (r = 0.5) that is 6 links, about 63·n₀ items with s = 2;
+    /// at ε = 0.001, 3 links, 7·n₀.
+    pub fn max_links(&self) -> u32 {
+        if !self.scaling() {
+            return 1;
+        }
+        (0..MAX_LINKS)
+            .find(|&i| self.shape(i).is_err())
+            .unwrap_or(MAX_LINKS)
     }
 
     /// The rate link `i` is planned at.
@@ -144,7 +157,7 @@ pub fn expandable_plan(params: &ExpandableParams) -> Result<Plan> {
     let slots = buckets * u64::from(SLOTS_PER_BUCKET);
     let load = n as f64 / slots as f64;
     let m = slots * u64::from(f);
-    let links = if params.scaling() { MAX_LINKS } else { 1 };
+    let links = params.max_links();
     Ok(Plan {
         details: PlanDetails::ExpandableCuckoo {
             expansion: params.expansion,
@@ -276,7 +289,7 @@ impl ExpandableCuckooFilter {
     /// `true` if the chain may add a link: it grows, has fewer than [`MAX_LINKS`], and the
     /// next link's rate can be met with 16-bit fingerprints.
     pub fn can_grow(&self) -> bool {
-        self.params.scaling() && self.links() < MAX_LINKS && self.params.shape(self.links()).is_ok()
+        self.links() < self.params.max_links()
     }
 
     /// Table bytes of the link [`grow`](Self::grow) would add.
@@ -361,8 +374,14 @@ impl ExpandableCuckooFilter {
     pub fn try_insert_hash(&mut self, h: u128) -> Result<bool> {
         let new = !self.contains_hash(h);
         let last = self.links.len() - 1;
-        self.links[last].insert_hash_with_kicks(h, self.params.max_kicks)?;
-        Ok(new)
+        match self.links[last].insert_hash_with_kicks(h, self.params.max_kicks) {
+            // the chain's counts, not the newest link's
+            Err(Error::Full { .. }) => Err(Error::Full {
+                items: self.inserted(),
+                capacity: self.capacity(),
+            }),
+            other => other.map(|_| new),
+        }
     }
 
     /// [`try_insert_hash`](Self::try_insert_hash), adding a link when the newest refuses.
