@@ -3,7 +3,8 @@
 //! redb is a pure-Rust embedded key-value store with ACID transactions: a commit with
 //! `Durability::Immediate` (its default) returns after the data and the new root are fsync'd,
 //! and a crash at any point leaves the last committed state (copy-on-write B-trees with a
-//! checksummed commit slot). The file is locked while open, so two servers cannot share it.
+//! checksummed commit slot). Commits are two-phase (see `open_db`). The file is locked
+//! while open, so two servers cannot share it.
 //!
 //! After an I/O error (a full disk, say) redb refuses every later transaction ("Previous I/O
 //! error occurred") until the database is opened again. The store reopens it at once, which
@@ -31,12 +32,88 @@ fn err(e: impl std::fmt::Display) -> StoreError {
 }
 
 /// Opens (or creates) the database at `path` with its one table.
+///
+/// A file that exists but is empty is refused (redb would make a fresh store of it: a store
+/// whose bytes were lost would come back empty without a word). A file redb cannot open
+/// (truncated below its header's layout, say; redb 2.6 asserts there) is an error, not a
+/// panic. After an unclean stop redb verifies the latest commit: every commit is written in
+/// two phases, so a latest commit that does not verify was damaged after it was
+/// acknowledged, and redb refuses the file ("Primary is corrupted despite 2-phase commit")
+/// where a one-phase commit would roll back to the one before without a word. A store
+/// last written by a one-phase commit (before amq 0.1's two-phase commits) may still be
+/// rolled back: that is said on standard error.
 fn open_db(path: &Path) -> Result<Database, StoreError> {
-    let db = Database::create(path).map_err(|e| err(format!("{}: {e}", path.display())))?;
-    let tx = db.begin_write().map_err(err)?;
+    let at = |e: &dyn std::fmt::Display| err(format!("{}: {e}", path.display()));
+    if std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0) {
+        return Err(at(
+            &"the store file is empty (0 bytes): a store that never committed, \
+             or one whose bytes were lost; restore it from a backup, or remove it to start an \
+             empty store",
+        ));
+    }
+    let shown = path.display().to_string();
+    let open = move || {
+        redb::Builder::new()
+            .set_repair_callback(move |session| {
+                // progress 0.3 is the step that rolls a latest commit that does not verify
+                // back to the one before (redb 2.6 db.rs, do_repair)
+                if (session.progress() - 0.3).abs() < 1e-9 {
+                    eprintln!(
+                        "amq serve: {shown}: the latest commit does not verify and is rolled \
+                         back to the one before: it was a one-phase commit being written when \
+                         the server stopped (nothing acknowledged is lost), or the file was \
+                         damaged since (what that commit acknowledged is lost)"
+                    );
+                }
+            })
+            .create(path)
+    };
+    let db = match without_panic_message(open) {
+        Ok(Err(e @ redb::DatabaseError::Storage(redb::StorageError::Corrupted(_)))) => {
+            return Err(at(&format!(
+                "{e}: the file was damaged after its last commit was written; restore it from \
+                 a backup"
+            )))
+        }
+        Ok(result) => result.map_err(|e| at(&e))?,
+        Err(_) => {
+            return Err(at(
+                &"redb cannot open it (truncated or corrupt: redb stopped on an assertion); restore \
+                 it from a backup",
+            ))
+        }
+    };
+    let mut tx = db.begin_write().map_err(err)?;
+    tx.set_two_phase_commit(true);
     tx.open_table(TABLE).map_err(err)?;
     tx.commit().map_err(err)?;
     Ok(db)
+}
+
+/// Runs `f`, catching a panic and keeping its message (and backtrace) off standard error for
+/// this thread only: a panic on another thread meanwhile still goes to the hook it had.
+fn without_panic_message<T>(f: impl FnOnce() -> T + std::panic::UnwindSafe) -> Result<T, ()> {
+    use std::sync::Arc;
+    let me = std::thread::current().id();
+    let previous: Arc<dyn Fn(&std::panic::PanicHookInfo<'_>) + Send + Sync> =
+        Arc::from(std::panic::take_hook());
+    let others = previous.clone();
+    std::panic::set_hook(Box::new(move |info| {
+        if std::thread::current().id() != me {
+            others(info)
+        }
+    }));
+    let result = std::panic::catch_unwind(f);
+    std::panic::set_hook(Box::new(move |info| previous(info)));
+    result.map_err(|_| ())
+}
+
+/// fsyncs directory `dir`, so that an entry just made in it (a file, a directory) survives a
+/// power loss.
+fn sync_dir(dir: &Path) -> Result<(), StoreError> {
+    std::fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| err(format!("{}: {e}", dir.display())))
 }
 
 impl RedbStore {
@@ -53,9 +130,20 @@ impl RedbStore {
                 dir.display()
             )));
         }
+        let made_dir = !dir.exists();
         std::fs::create_dir_all(dir).map_err(|e| err(format!("{}: {e}", dir.display())))?;
         let path = dir.join("amq.redb");
+        let made_file = !path.exists();
         let db = open_db(&path)?;
+        // the entries just made must outlive a power loss as the first commit does
+        if made_file {
+            sync_dir(dir)?;
+        }
+        if made_dir {
+            if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+                sync_dir(parent)?;
+            }
+        }
         Ok(RedbStore {
             path,
             db: RwLock::new(Some(db)),
@@ -119,7 +207,10 @@ impl RedbStore {
 impl Store for RedbStore {
     fn commit(&self, writes: &[Write]) -> Result<(), StoreError> {
         self.with_db(|db| {
-            let tx = db.begin_write()?;
+            let mut tx = db.begin_write()?;
+            // two fsyncs, not one: a latest commit that does not verify at the next start is
+            // then damage, refused, not a half-written commit silently rolled back
+            tx.set_two_phase_commit(true);
             {
                 let mut table = tx.open_table(TABLE)?;
                 for w in writes {
