@@ -1,7 +1,7 @@
 //! Queries: one item, or many merged against the sorted gap stream in one pass.
 
 use super::{hash_to_range, Gcs, GcsHash};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use alloc::vec::Vec;
 
 impl<B: AsRef<[u8]>> Gcs<B> {
@@ -104,8 +104,10 @@ impl<B: AsRef<[u8]>> Gcs<B> {
     /// [`Gcs::match_any`] over target values in `[0, F)`, sorted ascending.
     ///
     /// # Errors
-    /// As [`Gcs::validate`] for the part decoded.
+    /// [`Error::InvalidParameter`] (`sorted_targets`) if the targets are not in ascending
+    /// order (the one pass would miss members); as [`Gcs::validate`] for the part decoded.
     pub fn match_any_values(&self, sorted_targets: &[u64]) -> Result<bool> {
+        check_sorted(sorted_targets)?;
         let Some(&first) = sorted_targets.first() else {
             return Ok(false);
         };
@@ -130,8 +132,10 @@ impl<B: AsRef<[u8]>> Gcs<B> {
     /// [`Gcs::match_all`] over target values in `[0, F)`, sorted ascending (repeats allowed).
     ///
     /// # Errors
-    /// As [`Gcs::validate`] for the part decoded.
+    /// [`Error::InvalidParameter`] (`sorted_targets`) if the targets are not in ascending
+    /// order; as [`Gcs::validate`] for the part decoded.
     pub fn match_all_values(&self, sorted_targets: &[u64]) -> Result<bool> {
+        check_sorted(sorted_targets)?;
         if sorted_targets.is_empty() {
             return Ok(true);
         }
@@ -156,7 +160,9 @@ impl<B: AsRef<[u8]>> Gcs<B> {
     /// pass the last target.
     ///
     /// # Errors
-    /// As [`Gcs::validate`] for the part decoded; `hits` is then partly filled.
+    /// [`Error::InvalidParameter`] (`sorted_targets`) if the targets are not in ascending
+    /// order (`hits` all false); as [`Gcs::validate`] for the part decoded (`hits` is then
+    /// partly filled).
     ///
     /// # Panics
     /// If `hits.len() != sorted_targets.len()`.
@@ -167,6 +173,7 @@ impl<B: AsRef<[u8]>> Gcs<B> {
             "match_many_values: targets and hits differ in length"
         );
         hits.fill(false);
+        check_sorted(sorted_targets)?;
         let k = sorted_targets.len();
         if k == 0 {
             return Ok(());
@@ -189,5 +196,23 @@ impl<B: AsRef<[u8]>> Gcs<B> {
             }
         }
         Ok(())
+    }
+}
+
+/// The targets of one merge pass must ascend: an unsorted list made the pass step over
+/// members and answer "no" for them.
+fn check_sorted(targets: &[u64]) -> Result<()> {
+    match targets.windows(2).position(|w| w[0] > w[1]) {
+        None => Ok(()),
+        Some(i) => Err(Error::invalid(
+            "sorted_targets",
+            alloc::format!(
+                "must ascend: target {} is {}, target {} is {}",
+                i,
+                targets[i],
+                i + 1,
+                targets[i + 1]
+            ),
+        )),
     }
 }

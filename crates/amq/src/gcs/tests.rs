@@ -105,3 +105,22 @@ fn corrupt_streams_give_errors() {
         .validate()
         .is_err());
 }
+
+/// The one-pass matches take their targets sorted; unsorted ones are refused (they made the
+/// pass step over members: `[v₁ + 1, v₀]` said "no" of the member v₀).
+#[test]
+fn unsorted_targets_are_refused() {
+    let set = Gcs::from_hashes(vec![1 << 60, 1 << 62], 19, 784_931).unwrap();
+    let v = set.decode().unwrap();
+    assert_eq!(v.len(), 2);
+    for targets in [[v[1] + 1, v[0]], [v[1], v[0]]] {
+        let e = set.match_any_values(&targets).unwrap_err();
+        assert!(e.to_string().contains("must ascend"), "{e}");
+        assert!(set.match_all_values(&targets).is_err());
+        let mut hits = [true; 2];
+        assert!(set.match_many_values(&targets, &mut hits).is_err());
+        assert_eq!(hits, [false, false]);
+    }
+    assert!(set.match_any_values(&[v[0], v[1] + 1]).unwrap());
+    assert!(set.match_all_values(&[v[0], v[0], v[1]]).unwrap());
+}
