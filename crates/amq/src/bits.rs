@@ -26,7 +26,7 @@ impl BitVec {
     /// `len` zero bits, or an error if the memory cannot be had.
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] (`m`) if `⌈len/64⌉` words cannot be allocated.
+    /// [`Error::OutOfMemory`] (`m`) if `⌈len/64⌉` words cannot be allocated.
     pub fn try_new(len: u64) -> Result<Self> {
         Ok(BitVec {
             words: try_zeroed(len.div_ceil(64), "m")?,

@@ -76,12 +76,10 @@ fn open_db(path: &Path) -> Result<Database, StoreError> {
             )))
         }
         Ok(result) => result.map_err(|e| at(&e))?,
-        Err(_) => {
-            return Err(at(
-                &"redb cannot open it (truncated or corrupt: redb stopped on an assertion); restore \
+        Err(_) => return Err(at(
+            &"redb cannot open it (truncated or corrupt: redb stopped on an assertion); restore \
                  it from a backup",
-            ))
-        }
+        )),
     };
     let mut tx = db.begin_write().map_err(err)?;
     tx.set_two_phase_commit(true);

@@ -71,8 +71,8 @@ impl BlockedBloomFilter {
     /// per item.
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] if m is 0, k is not in `1..=32`, or the memory cannot be
-    /// allocated.
+    /// [`Error::InvalidParameter`] if m is 0 or k is not in `1..=32`;
+    /// [`Error::OutOfMemory`] if the blocks cannot be allocated.
     pub fn new(m: u64, k: u32, seed: u64) -> Result<Self> {
         if m == 0 {
             return Err(Error::invalid(

@@ -80,8 +80,8 @@ impl BloomFilter {
     /// An empty filter of `m` bits with `k` hash functions and the given seed.
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] if m is 0, k is not in `1..=64`, or the memory cannot be
-    /// allocated.
+    /// [`Error::InvalidParameter`] if m is 0 or k is not in `1..=64`;
+    /// [`Error::OutOfMemory`] if the m bits cannot be allocated.
     pub fn new(m: u64, k: u32, seed: u64) -> Result<Self> {
         if m == 0 {
             return Err(Error::invalid("m", "a Bloom filter needs at least 1 bit"));

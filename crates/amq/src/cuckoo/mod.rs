@@ -137,8 +137,8 @@ impl CuckooFilter {
     /// of `fingerprint_bits` bits (8, 12 or 16), with the given seed.
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] for a bucket count or width out of range, or if the memory
-    /// cannot be allocated.
+    /// [`Error::InvalidParameter`] for a bucket count or width out of range;
+    /// [`Error::OutOfMemory`] if the table cannot be allocated.
     ///
     /// # Example
     /// ```
@@ -228,7 +228,9 @@ impl CuckooFilter {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
-    /// α, the load factor: fingerprints held over slots.
+    /// α, the load factor: fingerprints held over slots. The one-slot victim stash counts
+    /// among those held but not among the slots, so a full table reads up to 1 + 1/slots
+    /// (1.25 for a table of one bucket).
     pub fn load_factor(&self) -> f64 {
         self.len as f64 / self.slots() as f64
     }

@@ -172,8 +172,9 @@ impl NegativeCache<NoClock> {
     /// `seed`. `ways = 1` is the direct-mapped table of the seed document.
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] if l > [`MAX_L`], b is not in `1..=128`, `ways` is not a
-    /// power of two up to [`MAX_WAYS`] and at most 2ˡ, or the table does not fit in memory.
+    /// [`Error::InvalidParameter`] if l > [`MAX_L`], b is not in `1..=128`, or `ways` is not a
+    /// power of two up to [`MAX_WAYS`] and at most 2ˡ; [`Error::OutOfMemory`] if the table
+    /// cannot be allocated.
     pub fn new(l: u32, b: u32, ways: u32, seed: u64) -> Result<Self> {
         let set_bits = check_shape(l, b, ways)?;
         Ok(NegativeCache {
@@ -198,7 +199,8 @@ impl<C: Clock> NegativeCache<C> {
     /// already held get `ttl` from the clock's current time. Costs 64 bits per slot.
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] if `ttl` is 0, or the 2ˡ expiry times cannot be allocated.
+    /// [`Error::InvalidParameter`] if `ttl` is 0; [`Error::OutOfMemory`] if the 2ˡ expiry
+    /// times cannot be allocated.
     pub fn with_ttl(mut self, ttl: u64) -> Result<Self> {
         if ttl == 0 {
             return Err(Error::invalid("ttl", "must be at least 1 tick"));

@@ -318,8 +318,9 @@ impl SlidingWindowCuckoo {
     /// its table cannot take this one (it then goes to a new epoch).
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] when the epoch numbers are exhausted or an epoch's table
-    /// cannot be allocated.
+    /// [`Error::InvalidParameter`] when the epoch numbers are exhausted or the list of epochs
+    /// cannot grow; the table's allocation error ([`Error::OutOfMemory`]) when a new epoch's
+    /// table cannot be allocated.
     pub fn register_hash(&mut self, h: u128) -> Result<u64> {
         self.register_hash_within(h, u64::MAX)
     }
