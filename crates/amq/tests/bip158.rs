@@ -137,6 +137,27 @@ fn the_special_blocks() {
         .unwrap());
 }
 
+/// The wire bytes Bitcoin Core's `GCSFilter` constructor refuses are refused, and those it
+/// takes are taken (helper-23: bytes after the last code and N above MAX_SIZE were read).
+#[test]
+fn the_decoder_accepts_what_core_accepts() {
+    let rows = rows();
+    let genesis = rows.iter().find(|r| r.note.contains("Genesis")).unwrap();
+    assert_eq!(genesis.filter, unhex("019dfca8"));
+    let read = |bytes: &str| BlockFilter::from_bytes(&genesis.block_hash, unhex(bytes));
+    // "encoded_filter contains excess data"
+    let e = read("019dfca800").unwrap_err();
+    assert!(e.to_string().contains("1 bytes after the last code"), "{e}");
+    // ReadCompactSize: "size too large" above 0x02000000
+    let e = read("fe01000002").unwrap_err();
+    assert!(e.to_string().contains("at most 33554432"), "{e}");
+    // N = 1, one code (a unary 1110 and 19 bits) and one padding bit: Core never looks at
+    // it, so set it is read; validate, which asks for the canonical bytes, refuses it
+    let f = read("019dfca9").unwrap();
+    assert!(f.validate().is_err());
+    assert!(read("019dfca8").unwrap().validate().is_ok());
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -40,6 +40,9 @@ pub const P: u8 = 19;
 pub const M: u64 = 784_931;
 /// The `OP_RETURN` opcode: outputs whose script starts with it are left out.
 pub const OP_RETURN: u8 = 0x6a;
+/// The largest N Bitcoin Core reads: `ReadCompactSize`'s range check, `MAX_SIZE` =
+/// 0x02000000 (serialize.h).
+pub const MAX_SIZE: u64 = 0x0200_0000;
 
 /// SipHash-2-4 keyed by a block hash: the GCS hash of that block's filter.
 ///
@@ -194,7 +197,8 @@ impl BlockFilter {
         })
     }
 
-    /// Reads a basic filter's wire bytes (CompactSize N, then the set).
+    /// Reads a basic filter's wire bytes (CompactSize N, then the set), refusing what Bitcoin
+    /// Core refuses ([`BlockFilter::from_bytes_with`]).
     ///
     /// # Errors
     /// As [`BlockFilter::from_bytes_with`].
@@ -207,21 +211,35 @@ impl BlockFilter {
 
     /// Reads a filter's wire bytes with other P and M.
     ///
-    /// Checks the CompactSize (complete and minimal), N < 2³², and that the rest can hold N
-    /// codes; the codes themselves are decoded by the queries ([`BlockFilter::validate`]
-    /// checks all of them).
+    /// Accepts what Bitcoin Core's `GCSFilter` constructor accepts (blockfilter.cpp): the
+    /// CompactSize complete and minimal, N at most 0x02000000 (`ReadCompactSize`'s
+    /// `MAX_SIZE`), the N codes complete, and no byte after the last code's byte ("excess
+    /// data"). It decodes every code to know that: O(N). Stricter than Core in one way: a
+    /// code whose running value reaches F is refused (Core's match never finds such a value).
+    /// Padding bits are not checked, as Core does not; [`BlockFilter::validate`] also checks
+    /// them (a filter that validates re-encodes to the same bytes).
     ///
     /// # Errors
     /// [`Error::Truncated`](crate::Error::Truncated) for a short prefix or too few bytes for N codes;
-    /// [`Error::Corrupt`](crate::Error::Corrupt) for a non-minimal CompactSize; [`Error::InvalidParameter`](crate::Error::InvalidParameter) for
-    /// N ≥ 2³² or bad P, M.
+    /// [`Error::Corrupt`](crate::Error::Corrupt) for a non-minimal CompactSize, a value
+    /// reaching F or bytes after the last code; [`Error::InvalidParameter`](crate::Error::InvalidParameter) for
+    /// N above 0x02000000 or bad P, M.
     ///
     /// # Panics
     /// Never, for any input.
     pub fn from_bytes_with(block_hash: &[u8; 32], p: u8, m: u64, bytes: Vec<u8>) -> Result<Self> {
         let (n, prefix) = read_compact_size(&bytes)?;
+        if n > MAX_SIZE {
+            return Err(crate::Error::invalid(
+                "n",
+                alloc::format!(
+                    "{n} elements: Bitcoin Core reads at most {MAX_SIZE} (0x02000000, \
+                     ReadCompactSize's MAX_SIZE)"
+                ),
+            ));
+        }
         let params = Params::new(n, p, m)?;
-        Gcs::new(params, &bytes[prefix..])?;
+        Gcs::new(params, &bytes[prefix..])?.decode_all()?;
         Ok(BlockFilter {
             block_hash: *block_hash,
             params,

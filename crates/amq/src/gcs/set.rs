@@ -240,13 +240,9 @@ impl<B: AsRef<[u8]>> Gcs<B> {
         Ok(out)
     }
 
-    /// Decodes every code and checks the stream: each value below F, the padding zero, and no
-    /// byte after it. A set that validates re-encodes to the same bytes.
-    ///
-    /// # Errors
-    /// [`Error::Truncated`] if the data ends inside a code; [`Error::Corrupt`] if a value
-    /// reaches F, a padding bit is set, or bytes follow the last code's byte.
-    pub fn validate(&self) -> Result<()> {
+    /// Decodes every code (each value below F) and refuses bytes after the last code's byte;
+    /// the reader at the end and the bytes used.
+    pub(crate) fn decode_all(&self) -> Result<(Values<'_>, usize)> {
         let mut it = self.values();
         while it.next_value()?.is_some() {}
         let end = it.reader.bit_position();
@@ -258,6 +254,17 @@ impl<B: AsRef<[u8]>> Gcs<B> {
                 alloc::format!("{} bytes after the last code", bytes.len() - used),
             ));
         }
+        Ok((it, used))
+    }
+
+    /// Decodes every code and checks the stream: each value below F, the padding zero, and no
+    /// byte after it. A set that validates re-encodes to the same bytes.
+    ///
+    /// # Errors
+    /// [`Error::Truncated`] if the data ends inside a code; [`Error::Corrupt`] if a value
+    /// reaches F, a padding bit is set, or bytes follow the last code's byte.
+    pub fn validate(&self) -> Result<()> {
+        let (it, used) = self.decode_all()?;
         if !it.reader.rest_is_zero() {
             return Err(Error::corrupt(
                 used.saturating_sub(1),
