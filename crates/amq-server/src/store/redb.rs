@@ -40,8 +40,8 @@ fn err(e: impl std::fmt::Display) -> StoreError {
 /// two phases, so a latest commit that does not verify was damaged after it was
 /// acknowledged, and redb refuses the file ("Primary is corrupted despite 2-phase commit")
 /// where a one-phase commit would roll back to the one before without a word. A store
-/// last written by a one-phase commit (before amq 0.1's two-phase commits) may still be
-/// rolled back: that is said on standard error.
+/// last written by an older amq (one-phase commits) may still be rolled back: that is said
+/// on standard error.
 fn open_db(path: &Path) -> Result<Database, StoreError> {
     let at = |e: &dyn std::fmt::Display| err(format!("{}: {e}", path.display()));
     if std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0) {
@@ -138,8 +138,11 @@ impl RedbStore {
             sync_dir(dir)?;
         }
         if made_dir {
-            if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
-                sync_dir(parent)?;
+            // a relative name of one component has the parent "", which is "."
+            match dir.parent() {
+                Some(p) if !p.as_os_str().is_empty() => sync_dir(p)?,
+                _ if dir.is_relative() => sync_dir(Path::new("."))?,
+                _ => {}
             }
         }
         Ok(RedbStore {
