@@ -62,8 +62,8 @@ filter_class!(PyTtl, ttl_from_bytes, same_bytes,
     /// Adds an item at ``now`` to live ``ttl`` seconds. Returns True if a new entry was
     /// stored, False if a live copy was there (it gets the later expiry). Raises
     /// ``ValueError`` for a ``ttl`` above ``max_ttl`` or one so short (below a tick) that the
-    /// entry would expire within the current tick, ``amq.FilterFullError`` when both buckets and the stash hold live entries
-    /// (nothing changes).
+    /// entry would expire within the current tick, ``amq.FilterFullError`` when both buckets
+    /// and the stash hold live entries (nothing changes).
     #[pyo3(signature = (item, ttl = None, now = None))]
     fn add(
         &mut self,

@@ -370,8 +370,10 @@ fn plan(a: PlanArgs) -> Result<ExitCode> {
         )?;
         writeln!(
             out,
-            "box references   {} of 1024 bytes each, pooled across the group; at most 8 per app call: {}",
+            "box references   {} of {} bytes each, pooled across the group; at most {} per app call: {}",
             p.box_references,
+            algorand::BYTES_PER_BOX_REFERENCE,
+            algorand::MAX_APP_BOX_REFERENCES,
             match p.app_calls_for_box_references {
                 1 => "one app call".to_string(),
                 c => format!("a group of at least {c} app calls"),

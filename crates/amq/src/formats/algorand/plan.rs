@@ -204,6 +204,7 @@ pub fn plan(supply: u64, target: f64, box_name_len: usize) -> Result<AlgorandPla
         ));
     };
     let m_bits = box_bytes as u64 * 8;
+    let references = box_references(box_bytes);
     Ok(AlgorandPlan {
         supply,
         target_fpr: target,
@@ -216,8 +217,8 @@ pub fn plan(supply: u64, target: f64, box_name_len: usize) -> Result<AlgorandPla
         expected_refusals_to_mint: expected_refusals_to_mint(m_bits, k, supply).0,
         min_balance_microalgos: box_min_balance(box_name_len, box_bytes),
         fits_on_stack: box_bytes <= MAX_STACK_BYTES,
-        box_references: box_references(box_bytes),
-        app_calls_for_box_references: box_references(box_bytes).div_ceil(MAX_APP_BOX_REFERENCES),
+        box_references: references,
+        app_calls_for_box_references: references.div_ceil(MAX_APP_BOX_REFERENCES),
     })
 }
 
