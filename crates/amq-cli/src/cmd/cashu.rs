@@ -237,7 +237,9 @@ fn matches(a: MatchArgs) -> Result<ExitCode> {
             Ok(())
         })?;
     }
-    let answers = targets.answers(filter.gcs())?;
+    let answers = targets
+        .answers(filter.gcs())
+        .with_context(|| format!("{}: the filter's content", a.filter.display()))?;
     drop(targets);
     let mut out = crate::output::stdout();
     let mut next = answers.iter();

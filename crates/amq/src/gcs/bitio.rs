@@ -185,7 +185,7 @@ impl<'a> BitReader<'a> {
             return Err(Error::Truncated {
                 what: "gcs bit offset",
                 offset: data.len(),
-                needed: (bit_offset / 8) as usize - data.len(),
+                needed: bit_offset.div_ceil(8) as usize - data.len(),
                 available: 0,
             });
         }
@@ -252,7 +252,9 @@ impl<'a> BitReader<'a> {
         loop {
             let left = self.bits - self.pos;
             if left == 0 {
-                return Err(truncated(start));
+                // the unary quotient has not ended: the code needs at least its closing zero
+                // and the p remainder bits past the end
+                return Err(self.truncated(start, self.bits + 1 + u64::from(p)));
             }
             let valid = left.min(u64::from(PEEK)) as u32;
             let ones = self.peek().leading_ones().min(valid);
@@ -271,11 +273,25 @@ impl<'a> BitReader<'a> {
             ));
         }
         if self.bits - self.pos < u64::from(p) {
-            return Err(truncated(start));
+            return Err(self.truncated(start, self.pos + u64::from(p)));
         }
         let r = if p == 0 { 0 } else { self.peek() >> (64 - p) };
         self.pos += u64::from(p);
         Ok((q << p) | r)
+    }
+
+    /// The error for a code that starts at bit `start` and would end at bit `end`, past the
+    /// end of the data: the bytes it needs from its first byte on (at least), and the bytes
+    /// left there.
+    #[cold]
+    fn truncated(&self, start: u64, end: u64) -> Error {
+        let offset = (start / 8) as usize;
+        Error::Truncated {
+            what: "golomb-rice code",
+            offset,
+            needed: (end.div_ceil(8) as usize).saturating_sub(offset),
+            available: self.data.len() - offset,
+        }
     }
 
     /// `true` if every bit from here to the end of the data is zero (the padding).
@@ -306,15 +322,6 @@ pub(crate) fn count_codes(data: &[u8], p: u32) -> Result<u64> {
         n += 1;
     }
     Ok(n)
-}
-
-fn truncated(start_bit: u64) -> Error {
-    Error::Truncated {
-        what: "golomb-rice code",
-        offset: (start_bit / 8) as usize,
-        needed: 1,
-        available: 0,
-    }
 }
 
 #[cfg(test)]
@@ -381,13 +388,27 @@ mod tests {
 
     #[test]
     fn reader_reports_truncation() {
+        let truncated = |offset, needed, available| Error::Truncated {
+            what: "golomb-rice code",
+            offset,
+            needed,
+            available,
+        };
+        // the unary quotient runs to the end: its closing 0 and 4 remainder bits are missing
         let bytes = [0xFFu8; 3];
         let mut r = BitReader::at(&bytes, 0).unwrap();
-        assert!(matches!(r.golomb(4), Err(Error::Truncated { .. })));
+        assert_eq!(r.golomb(4), Err(truncated(0, 4, 3)));
+        // the quotient ends, 1 of the 4 remainder bits is there
         let bytes = [0b1111_1110u8];
         let mut r = BitReader::at(&bytes, 0).unwrap();
-        assert!(matches!(r.golomb(4), Err(Error::Truncated { .. })));
-        assert!(BitReader::at(&bytes, 9).is_err());
+        assert_eq!(r.golomb(4), Err(truncated(0, 2, 1)));
+        // a code starting in the second byte counts from there
+        let bytes = [0x00, 0b0100_0000];
+        let mut r = BitReader::at(&bytes, 8).unwrap();
+        assert_eq!(r.golomb(2), Ok(2));
+        assert_eq!(r.golomb(6), Err(truncated(1, 2, 1)));
+        let e = BitReader::at(&bytes, 17).unwrap_err();
+        assert!(e.to_string().contains("needs 1 bytes, 0 left"), "{e}");
     }
 
     #[test]
