@@ -378,6 +378,18 @@ fn json_shapes_one_array_envelope_block() {
             serde_json::json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32000, "message": "not found"}}),
             "not found",
         ),
+        (
+            serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": null}),
+            "the JSON-RPC result is null",
+        ),
+        (
+            serde_json::json!([{"jsonrpc": "2.0", "id": 1, "result": null}]),
+            "the JSON-RPC result is null",
+        ),
+        (
+            serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": null, "error": {"code": 3, "message": "reverted"}}),
+            "code 3, reverted",
+        ),
         (serde_json::json!({"address": "0x00"}), "20 bytes"),
         (
             serde_json::json!({"address": format!("0x{}", "00".repeat(20))}),

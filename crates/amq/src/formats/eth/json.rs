@@ -284,8 +284,16 @@ impl<'de> Deserialize<'de> for Entries {
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Entries, A::Error> {
                 let raw = RawEntry::deserialize(de::value::MapAccessDeserializer::new(map))?;
-                if let Some(result) = raw.result {
-                    return Ok(*result);
+                match raw.result {
+                    Some(Some(result)) => return Ok(*result),
+                    Some(None) if raw.error.is_none() => {
+                        return Err(de::Error::custom(
+                            "the JSON-RPC result is null: the node has no such receipt, \
+                             block or log (geth answers null for an unknown hash or a block \
+                             it has not reached)",
+                        ))
+                    }
+                    _ => {}
                 }
                 Ok(Entries(alloc::vec![raw
                     .into_entry()
@@ -317,8 +325,16 @@ struct RawEntry {
     number: Option<Quantity>,
     hash: Option<Hex<32>>,
     receipts: Option<Vec<RawEntry>>,
-    result: Option<Box<Entries>>,
+    /// `None` if absent, `Some(None)` if `null`.
+    #[serde(default, deserialize_with = "present")]
+    result: Option<Option<Box<Entries>>>,
     error: Option<RpcError>,
+}
+
+/// Deserialises a member that is there (even as `null`) as `Some`, so that `#[serde(default)]`
+/// leaves `None` for one that is absent.
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
 }
 
 /// The `error` member of a failed JSON-RPC call.
