@@ -222,3 +222,84 @@ fn bad_filters_and_hashes_exit_2() {
         .assert()
         .success();
 }
+
+#[test]
+fn match_reads_a_large_filter_from_a_file() {
+    // 60,000 elements: a 157 KB filter, 315 KB of hex, past Linux's 128 KiB for one argument
+    let hash = "000000000933ea01ad0ee984209779baaec3ced90fa3f408719526f8d77f4943";
+    let elements = lines((0..60_000u32).map(|i| format!("0014{:08x}", i)));
+    let dir = Dir::new();
+    let out = amq()
+        .args(["btc", "gcs", "--block-hash", hash, "-"])
+        .write_stdin(elements.clone())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let hex = String::from_utf8(out.stdout).unwrap();
+    assert!(hex.len() > 300_000, "{}", hex.len());
+    let json = serde_json::json!({"filter": hex.trim(), "header": "00".repeat(32)});
+    let bytes = ::hex::decode(hex.trim()).unwrap();
+    assert_eq!(bytes[..3], [0xfd, 0x60, 0xea]); // CompactSize 60,000
+    let files = [
+        dir.write("filter.json", json.to_string()),
+        dir.write("filter.hex", &hex),
+        dir.write("filter.bin", &bytes),
+    ];
+    for file in &files {
+        let out = amq()
+            .args(["btc", "match", "--block-hash", hash, "--filter-file"])
+            .arg(file)
+            .arg("-")
+            .write_stdin(elements.clone())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", file.display());
+        let answers = json_lines(&out.stdout);
+        assert_eq!(answers.len(), 60_000);
+        assert!(answers.iter().all(|r| r["match"] == true));
+        // the filter from stdin, the elements from a file
+        let elements_file = dir.write("elements.txt", "0014ffffffff\n");
+        amq()
+            .args(["btc", "match", "--block-hash", hash, "--filter-file", "-"])
+            .arg(&elements_file)
+            .pipe_stdin(file)
+            .unwrap()
+            .assert()
+            .code(1)
+            .stdout("{\"element\":\"0014ffffffff\",\"match\":false}\n");
+    }
+    // the same hex as an argument does not get past the kernel
+    let too_long = amq()
+        .args(["btc", "match", "--block-hash", hash, "--filter", hex.trim(), "-"])
+        .write_stdin("51\n")
+        .output();
+    assert!(too_long.is_err(), "{too_long:?}");
+    // errors name the file
+    let bad = dir.write("bad.json", r#"{"header": "00"}"#);
+    let cut = dir.write("cut.hex", &hex[..1000]);
+    for (file, why) in [
+        (&bad, "bad.json: not getblockfilter's JSON (an object with \"filter\")"),
+        (&cut, "cut.hex: truncated input"),
+    ] {
+        amq()
+            .args(["btc", "match", "--block-hash", hash, "--filter-file"])
+            .arg(file)
+            .arg("-")
+            .write_stdin("0014ffffffff\n")
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(why));
+    }
+    amq()
+        .args(["btc", "match", "--block-hash", hash, "--filter-file", "-"])
+        .write_stdin("00\n")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot both be read from stdin"));
+    amq()
+        .args(["btc", "match", "--block-hash", hash, "-"])
+        .write_stdin("00\n")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--filter <HEX>|--filter-file <PATH>"));
+}

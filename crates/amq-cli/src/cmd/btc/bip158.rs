@@ -84,14 +84,22 @@ pub struct GcsArgs {
 /// temporary file for the second pass).
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
-  amq btc match --block-hash 000000000933ea01ad0ee984209779baaec3ced90fa3f408719526f8d77f4943 --filter 019dfca8 my-scripts.txt")]
+  amq btc match --block-hash 000000000933ea01ad0ee984209779baaec3ced90fa3f408719526f8d77f4943 --filter 019dfca8 my-scripts.txt
+  bitcoin-cli getblockfilter $HASH > filter.json
+  amq btc match --block-hash $HASH --filter-file filter.json my-scripts.txt")]
+#[command(group(clap::ArgGroup::new("the_filter").required(true).args(["filter", "filter_file"])))]
 pub struct MatchArgs {
     /// The block hash the filter is keyed by, as RPC shows it.
     #[arg(long, value_name = "HASH")]
     block_hash: String,
     /// The filter, hex: CompactSize N, then the GCS bytes (as `getblockfilter` prints it).
     #[arg(long, value_name = "HEX")]
-    filter: String,
+    filter: Option<String>,
+    /// A file holding the filter: `getblockfilter`'s JSON (`{"filter": HEX, ...}`, as `amq
+    /// btc filter --json` prints it too), its hex alone, or its raw bytes. For filters too
+    /// large for an argument (Linux allows 128 KiB).
+    #[arg(long, value_name = "PATH")]
+    filter_file: Option<PathBuf>,
     #[command(flatten)]
     params: ParamArgs,
     /// Files of hex elements, one per line; `-` or nothing for stdin.
@@ -135,15 +143,46 @@ fn read_elements(files: &[PathBuf]) -> Result<Vec<Vec<u8>>> {
 
 /// The block's bytes: hex text if the file is hex, binary otherwise.
 fn read_block(path: &Path) -> Result<bitcoin::Block> {
-    let raw = input::read_all(path)?;
-    let trimmed = raw.trim_ascii();
-    let bytes = if !trimmed.is_empty() && trimmed.iter().all(u8::is_ascii_hexdigit) {
-        hex::decode(trimmed).with_context(|| format!("{}: invalid hex", path.display()))?
-    } else {
-        raw
-    };
+    let bytes = hex_or_bytes(input::read_all(path)?, path)?;
     bitcoin::consensus::deserialize(&bytes)
         .with_context(|| format!("{}: not a valid block", path.display()))
+}
+
+/// The filter's bytes from `--filter-file`: the `filter` member of a JSON object (text that
+/// starts with `{`), hex text, or the bytes themselves.
+fn read_filter(path: &Path, element_files: &[PathBuf]) -> Result<Vec<u8>> {
+    #[derive(serde::Deserialize)]
+    struct GetBlockFilter {
+        filter: String,
+    }
+    let stdin = Path::new("-");
+    if path == stdin && (element_files.is_empty() || element_files.iter().any(|f| f == stdin)) {
+        bail!("--filter-file - and the elements cannot both be read from stdin");
+    }
+    let raw = input::read_all(path)?;
+    let trimmed = raw.trim_ascii();
+    // a raw filter of 123 elements starts with '{' too, but its Golomb codes are not UTF-8
+    if trimmed.first() == Some(&b'{') && std::str::from_utf8(trimmed).is_ok() {
+        let json: GetBlockFilter = serde_json::from_slice(trimmed).with_context(|| {
+            format!(
+                "{}: not getblockfilter's JSON (an object with \"filter\")",
+                path.display()
+            )
+        })?;
+        return input::parse_hex(&json.filter)
+            .with_context(|| format!("{}: filter", path.display()));
+    }
+    hex_or_bytes(raw, path)
+}
+
+/// The bytes a file's hex text spells (surrounding white space ignored), or its bytes if it is
+/// not hex.
+fn hex_or_bytes(raw: Vec<u8>, path: &Path) -> Result<Vec<u8>> {
+    let trimmed = raw.trim_ascii();
+    if !trimmed.is_empty() && trimmed.iter().all(u8::is_ascii_hexdigit) {
+        return hex::decode(trimmed).with_context(|| format!("{}: invalid hex", path.display()));
+    }
+    Ok(raw)
 }
 
 fn filter(a: FilterArgs) -> Result<ExitCode> {
@@ -235,16 +274,23 @@ fn gcs(a: GcsArgs) -> Result<ExitCode> {
 
 fn matches(a: MatchArgs) -> Result<ExitCode> {
     let block_hash = parse_display_hash(&a.block_hash, "--block-hash")?;
-    let bytes = input::parse_hex(&a.filter).context("--filter")?;
+    let (bytes, what) = match (&a.filter, &a.filter_file) {
+        (Some(hex), _) => (
+            input::parse_hex(hex).context("--filter")?,
+            "--filter".into(),
+        ),
+        (None, Some(path)) => (read_filter(path, &a.files)?, path.display().to_string()),
+        (None, None) => bail!("give the filter with --filter or --filter-file"),
+    };
     let f = BlockFilter::from_bytes_with(&block_hash, a.params.p, a.params.m, bytes)
-        .context("--filter")?;
+        .with_context(|| what.clone())?;
     let (hasher, set_f) = (f.hasher(), f.gcs().f());
     let value = |e: &[u8]| hash_to_range(hasher.hash64(e), set_f);
     let inputs = input::Rereadable::open(&a.files)?;
     let mut targets = super::super::Targets::default();
     inputs.for_each_item(true, |e| targets.push(value(e)))?;
     targets.sort_and_find_repeats();
-    let answers = targets.answers(&f.gcs()).context("--filter")?;
+    let answers = targets.answers(&f.gcs()).context(what)?;
     drop(targets);
     let mut out = crate::output::stdout();
     let mut next = answers.iter();
