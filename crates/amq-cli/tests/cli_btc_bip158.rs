@@ -270,7 +270,15 @@ fn match_reads_a_large_filter_from_a_file() {
     }
     // the same hex as an argument does not get past the kernel
     let too_long = amq()
-        .args(["btc", "match", "--block-hash", hash, "--filter", hex.trim(), "-"])
+        .args([
+            "btc",
+            "match",
+            "--block-hash",
+            hash,
+            "--filter",
+            hex.trim(),
+            "-",
+        ])
         .write_stdin("51\n")
         .output();
     assert!(too_long.is_err(), "{too_long:?}");
@@ -278,7 +286,10 @@ fn match_reads_a_large_filter_from_a_file() {
     let bad = dir.write("bad.json", r#"{"header": "00"}"#);
     let cut = dir.write("cut.hex", &hex[..1000]);
     for (file, why) in [
-        (&bad, "bad.json: not getblockfilter's JSON (an object with \"filter\")"),
+        (
+            &bad,
+            "bad.json: not getblockfilter's JSON (an object with \"filter\")",
+        ),
         (&cut, "cut.hex: truncated input"),
     ] {
         amq()
@@ -301,5 +312,7 @@ fn match_reads_a_large_filter_from_a_file() {
         .write_stdin("00\n")
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("--filter <HEX>|--filter-file <PATH>"));
+        .stderr(predicate::str::contains(
+            "--filter <HEX>|--filter-file <PATH>",
+        ));
 }

@@ -3,7 +3,7 @@
 
 use amq::cuckoo::{self, CuckooFilter};
 use amq::math::binomial_sigma;
-use amq::{AnyFilter, Error, Filter, Insert, Remove};
+use amq::{AnyFilter, BloomFilter, Error, Filter, Insert, Remove};
 use proptest::prelude::*;
 use std::collections::HashMap;
 
@@ -55,7 +55,7 @@ proptest! {
         set in proptest::collection::hash_set(proptest::collection::vec(any::<u8>(), 0..40), 0..300),
         seed in any::<u64>(),
     ) {
-        let mut f = CuckooFilter::with_fpr(set.len() as u64, 0.01, seed).unwrap();
+        let mut f = CuckooFilter::with_fpr(set.len().max(1) as u64, 0.01, seed).unwrap();
         for item in &set {
             f.insert(item.as_slice()).unwrap();
         }
@@ -152,6 +152,16 @@ fn sized_from_n_and_fpr_meets_the_target() {
         assert!(!f.stash_used());
     }
     assert!(CuckooFilter::with_fpr(1000, 1e-5, 0).is_err());
+    // n = 0 is refused, as by plan and by the Bloom kinds' with_fpr
+    for e in [
+        CuckooFilter::with_fpr(0, 0.01, 0).unwrap_err(),
+        BloomFilter::with_fpr(0, 0.01, 0).unwrap_err(),
+    ] {
+        assert!(
+            matches!(e, Error::InvalidParameter { name: "n", .. }),
+            "{e}"
+        );
+    }
 }
 
 /// A filter sized for n items takes n items, small ones too: 300 seeds for each of a spread of

@@ -176,7 +176,8 @@ impl CuckooFilter {
     /// ([`plan`] with [`Target::Fpr`]).
     ///
     /// # Errors
-    /// As [`plan`].
+    /// As [`plan`]: [`Error::InvalidParameter`] for n = 0 or an fpr the fingerprints cannot
+    /// reach; [`Error::OutOfMemory`] if the table cannot be allocated.
     ///
     /// # Example
     /// ```
@@ -186,7 +187,7 @@ impl CuckooFilter {
     /// # Ok::<(), amq::Error>(())
     /// ```
     pub fn with_fpr(n: u64, fpr: f64, seed: u64) -> Result<Self> {
-        let p = plan(n.max(1), Target::Fpr(fpr))?;
+        let p = plan(n, Target::Fpr(fpr))?;
         Self::new(p.buckets, p.fingerprint_bits, seed)
     }
 
