@@ -11,6 +11,10 @@
 //!   device or a FIFO (`/dev/stdout`, `/dev/null`, a named pipe) is written into, as a shell
 //!   redirection would; a directory, a block device or a socket is refused. On any error
 //!   (disk full included) the target is left as it was and no temporary file stays behind.
+//!   Nor does one when SIGINT, SIGTERM or SIGHUP ends the process mid-write: it is removed
+//!   and the process then dies of the signal as it would have (the shell sees the same
+//!   status). Only what no process can catch (SIGKILL, a crash, a power failure) can leave a
+//!   `.NAME.XXXXXX.tmp` beside the target, which is intact; such a file can be deleted.
 //! * [`Update`] is a read-modify-write of a filter file (`remove`, `window insert`, ...): it
 //!   takes an exclusive advisory lock on the file before the caller reads it and keeps it until
 //!   the new contents have replaced it, so concurrent writers run one after the other and no
@@ -258,7 +262,9 @@ fn replace(path: &Path, old: Option<&fs::Metadata>, bytes: &[u8]) -> Result<()> 
     let mut tmp = builder
         .tempfile_in(dir)
         .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-    // from here on, an error drops `tmp`, which deletes the temporary file
+    // from here on, an error drops `tmp`, which deletes the temporary file, and a signal
+    // that ends the process deletes it too
+    let in_flight = signals::InFlight::new(tmp.path());
     let fail =
         |e: io::Error| anyhow::Error::new(e).context(format!("cannot write {}", path.display()));
     if let Some(old) = old {
@@ -266,9 +272,94 @@ fn replace(path: &Path, old: Option<&fs::Metadata>, bytes: &[u8]) -> Result<()> 
     }
     write_all(tmp.as_file_mut(), bytes).map_err(fail)?;
     tmp.as_file().sync_all().map_err(fail)?;
-    tmp.persist(path).map_err(|e| fail(e.error))?;
+    in_flight
+        .done(|| tmp.persist(path))
+        .map_err(|e| fail(e.error))?;
     sync_dir(dir).with_context(|| format!("cannot flush the directory {}", dir.display()))?;
     Ok(())
+}
+
+/// Removing the temporary file being written when a signal ends the process.
+#[cfg(unix)]
+mod signals {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    use std::path::{Path, PathBuf};
+    use std::sync::{Mutex, MutexGuard, Once, PoisonError};
+
+    /// The temporary file being written, if any.
+    static IN_FLIGHT: Mutex<Option<PathBuf>> = Mutex::new(None);
+
+    fn in_flight() -> MutexGuard<'static, Option<PathBuf>> {
+        IN_FLIGHT.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// From the first write on, a thread takes SIGINT, SIGTERM and SIGHUP: it removes the
+    /// temporary file in flight, then lets the signal end the process as it would have.
+    fn watch() {
+        static WATCH: Once = Once::new();
+        WATCH.call_once(|| {
+            // without the thread, a signal leaves the temporary file, as before
+            let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])
+            else {
+                return;
+            };
+            let _ = std::thread::Builder::new()
+                .name("signals".into())
+                .spawn(move || {
+                    if let Some(signal) = signals.forever().next() {
+                        // held to the end: a rename under way finishes first, none starts
+                        let file = in_flight();
+                        if let Some(path) = file.as_ref() {
+                            let _ = std::fs::remove_file(path);
+                        }
+                        let _ = signal_hook::low_level::emulate_default_handler(signal);
+                        std::process::exit(128 + signal);
+                    }
+                });
+        });
+    }
+
+    /// A temporary file registered for removal on a signal until [`InFlight::done`].
+    pub(super) struct InFlight(());
+
+    impl InFlight {
+        pub(super) fn new(path: &Path) -> InFlight {
+            watch();
+            *in_flight() = Some(path.to_path_buf());
+            InFlight(())
+        }
+
+        /// Runs `rename` (which gives the temporary file its final name) with no removal
+        /// able to start during it.
+        pub(super) fn done<T>(self, rename: impl FnOnce() -> T) -> T {
+            let mut file = in_flight();
+            let out = rename();
+            *file = None;
+            out
+        }
+    }
+
+    impl Drop for InFlight {
+        fn drop(&mut self) {
+            *in_flight() = None;
+        }
+    }
+}
+
+#[cfg(not(unix))]
+mod signals {
+    use std::path::Path;
+
+    pub(super) struct InFlight(());
+
+    impl InFlight {
+        pub(super) fn new(_: &Path) -> InFlight {
+            InFlight(())
+        }
+        pub(super) fn done<T>(self, rename: impl FnOnce() -> T) -> T {
+            rename()
+        }
+    }
 }
 
 /// Gives the new file the old one's permission bits, and its owner where allowed (root may;
@@ -298,10 +389,20 @@ fn sync_dir(_: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// `write_all`, with a failure that tests can inject in debug builds: with
+/// `write_all`, with a failure and a pause that tests can inject in debug builds: with
 /// `AMQ_TEST_WRITE_FAILS_AFTER=N` in the environment, a write fails with "no space left on
-/// device" after N bytes.
+/// device" after N bytes; with `AMQ_TEST_WRITE_PAUSE_MS=T`, the write waits T ms once the
+/// bytes are written (to be sent a signal).
 fn write_all(file: &mut File, bytes: &[u8]) -> io::Result<()> {
+    #[cfg(debug_assertions)]
+    if let Some(ms) = std::env::var("AMQ_TEST_WRITE_PAUSE_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        file.write_all(bytes)?;
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+        return Ok(());
+    }
     #[cfg(debug_assertions)]
     if let Some(n) = std::env::var("AMQ_TEST_WRITE_FAILS_AFTER")
         .ok()
