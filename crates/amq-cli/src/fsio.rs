@@ -13,7 +13,8 @@
 //!   (disk full included) the target is left as it was and no temporary file stays behind.
 //!   Nor does one when SIGINT, SIGTERM or SIGHUP ends the process mid-write: it is removed
 //!   and the process then dies of the signal as it would have (the shell sees the same
-//!   status). Only what no process can catch (SIGKILL, a crash, a power failure) can leave a
+//!   status; on Linux, a signal the process was started ignoring stays ignored, as under
+//!   `nohup`; elsewhere the signals are left alone). Only what no process can catch (SIGKILL, a crash, a power failure) can leave a
 //!   `.NAME.XXXXXX.tmp` beside the target, which is intact; such a file can be deleted.
 //! * [`Update`] is a read-modify-write of a filter file (`remove`, `window insert`, ...): it
 //!   takes an exclusive advisory lock on the file before the caller reads it and keeps it until
@@ -294,13 +295,17 @@ mod signals {
     }
 
     /// From the first write on, a thread takes SIGINT, SIGTERM and SIGHUP: it removes the
-    /// temporary file in flight, then lets the signal end the process as it would have.
+    /// temporary file in flight, then lets the signal end the process as it would have. A
+    /// signal the process was started ignoring (`nohup`, `trap '' INT`, a background job of
+    /// a script) is left ignored.
     fn watch() {
         static WATCH: Once = Once::new();
         WATCH.call_once(|| {
+            let watched = [SIGINT, SIGTERM, SIGHUP]
+                .into_iter()
+                .filter(|&s| !ignored(s));
             // without the thread, a signal leaves the temporary file, as before
-            let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])
-            else {
+            let Ok(mut signals) = signal_hook::iterator::Signals::new(watched) else {
                 return;
             };
             let _ = std::thread::Builder::new()
@@ -317,6 +322,20 @@ mod signals {
                     }
                 });
         });
+    }
+
+    /// Whether the process ignores `signal`, from Linux's `/proc/self/status` (`SigIgn`, a hex
+    /// mask whose bit s − 1 is signal s). Where that cannot be read, every signal counts as
+    /// ignored, so none is taken over.
+    fn ignored(signal: i32) -> bool {
+        let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
+            return true;
+        };
+        let mask = status
+            .lines()
+            .find_map(|l| l.strip_prefix("SigIgn:"))
+            .and_then(|m| u64::from_str_radix(m.trim(), 16).ok());
+        mask.is_none_or(|m| (m >> (signal - 1)) & 1 == 1)
     }
 
     /// A temporary file registered for removal on a signal until [`InFlight::done`].

@@ -20,14 +20,25 @@ fn names_in(dir: &Path) -> Vec<String> {
     v
 }
 
-/// Starts `amq args…` in `dir` with its write paused, waits for its temporary file to appear,
+/// Starts `amq args…` in `dir` with its write paused for `pause_ms` (started by `sh` with
+/// `trap '' SIGNAL` for each of `ignore` first), waits for its temporary file to appear,
 /// sends it `signal`, and returns how it ended.
-fn signal_mid_write(dir: &Path, args: &[&str], signal: i32) -> std::process::ExitStatus {
+fn signal_mid_write(
+    dir: &Path,
+    args: &[&str],
+    signal: i32,
+    ignore: &[i32],
+    pause_ms: u64,
+) -> std::process::ExitStatus {
     let before = names_in(dir);
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("amq"))
+    let traps: String = ignore.iter().map(|s| format!("trap '' {s}; ")).collect();
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("{traps}exec \"$0\" \"$@\""))
+        .arg(assert_cmd::cargo::cargo_bin("amq"))
         .args(args)
         .current_dir(dir)
-        .env("AMQ_TEST_WRITE_PAUSE_MS", "20000")
+        .env("AMQ_TEST_WRITE_PAUSE_MS", pause_ms.to_string())
         .stdin(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -89,7 +100,7 @@ fn a_signal_mid_write_leaves_the_file_and_no_temporary_file() {
             &["remove", "c.amq", "w1"][..],
             &["build", "--fpr", "0.01", "-o", "new.amq", "items.txt"][..],
         ] {
-            let status = signal_mid_write(work, args, signal);
+            let status = signal_mid_write(work, args, signal, &[], 20_000);
             assert_eq!(status.signal(), Some(signal), "{args:?}: {status:?}");
             assert_eq!(
                 names_in(work),
@@ -99,6 +110,14 @@ fn a_signal_mid_write_leaves_the_file_and_no_temporary_file() {
             assert_eq!(fs::read(work.join("c.amq")).unwrap(), before);
         }
     }
+    // signals the process was started ignoring (nohup, a script's background job) stay
+    // ignored: the write lands
+    let status = signal_mid_write(work, &["remove", "c.amq", "w2"], 1, &[1, 2], 500);
+    assert_eq!(status.code(), Some(0), "{status:?}");
+    assert_ne!(fs::read(work.join("c.amq")).unwrap(), before);
+    assert_eq!(names_in(work), ["c.amq", "items.txt"]);
+    let status = signal_mid_write(work, &["remove", "c.amq", "w3"], 2, &[1, 2], 500);
+    assert_eq!(status.code(), Some(0), "{status:?}");
     // without a signal the pause ends and the write lands
     common::amq()
         .args(["remove", "c.amq", "w1"])
