@@ -264,3 +264,28 @@ fn kill_9_loses_no_acknowledged_item() {
         want.len()
     );
 }
+
+#[test]
+fn listen_takes_a_host_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let mut cmd = Command::new(AMQ);
+    cmd.args(["serve", "--listen", "localhost:0", "--data"])
+        .arg(&data);
+    let s = Server::spawn(cmd);
+    assert!(s.addr.starts_with("127.0.0.1:"), "{}", s.addr);
+    let (status, v) = s.json("GET", "/api/v1/filters", None);
+    assert_eq!(status, 200, "{v}");
+    s.stop();
+    let out = Command::new(AMQ)
+        .args(["serve", "--listen", "localhost", "--data"])
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("\"localhost\" is not IP:PORT or HOST:PORT"),
+        "{err}"
+    );
+}

@@ -19,8 +19,9 @@ pub struct Args {
     /// The store's directory (created if missing; one file, amq.redb).
     #[arg(long, value_name = "DIR")]
     data: PathBuf,
-    /// Where to listen; port 0 picks a free port (printed on stdout).
-    #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR")]
+    /// Where to listen, IP:PORT or HOST:PORT (`localhost:8080` listens on the first address
+    /// the name resolves to); port 0 picks a free port (printed on stdout).
+    #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR", value_parser = parse_listen)]
     listen: SocketAddr,
     /// A file whose first line is the token every write needs (Authorization: Bearer ...).
     #[arg(long, value_name = "FILE")]
@@ -61,6 +62,28 @@ pub struct Args {
     /// its count).
     #[arg(long)]
     state_no_fold: bool,
+}
+
+/// An address to listen on: a socket address, or a host name and port resolved to the first
+/// address the name has (IPv4 first, as `localhost` is 127.0.0.1 to most clients).
+fn parse_listen(s: &str) -> Result<SocketAddr, String> {
+    if let Ok(addr) = s.parse() {
+        return Ok(addr);
+    }
+    if s.rsplit_once(':')
+        .is_none_or(|(_, port)| port.parse::<u16>().is_err())
+    {
+        return Err(format!("{s:?} is not IP:PORT or HOST:PORT"));
+    }
+    let addrs: Vec<SocketAddr> = std::net::ToSocketAddrs::to_socket_addrs(s)
+        .map_err(|e| format!("cannot resolve {s:?}: {e}"))?
+        .collect();
+    addrs
+        .iter()
+        .find(|a| a.is_ipv4())
+        .or(addrs.first())
+        .copied()
+        .ok_or_else(|| format!("{s:?} resolves to no address"))
 }
 
 fn parse_state_filter(s: &str) -> Result<(amq::formats::cashu_state::Kind, u8), String> {
