@@ -15,7 +15,7 @@
 //! * One data type (`amqfilter`) with RDB save/load (a versioned encoding around the `.amq`
 //!   bytes), AOF rewrite (`AMQ.LOADCHUNK` commands), `MEMORY USAGE`, `COPY`, and a per-filter
 //!   memory limit, `amq.max-filter-bytes` (`CONFIG SET`, or `--loadmodule ...
-//!   max-filter-bytes <bytes>`).
+//!   max-filter-bytes <bytes>`, checked as `CONFIG SET` checks it).
 //!
 //! Every command parses its arguments into the library's typed requests ([`amq::math::Spec`]
 //! for a new filter) and calls the library's registry ([`amq::AnyFilter`]); this crate adds
@@ -61,8 +61,12 @@ mod entry {
     /// (without `HANDLE_IO_ERRORS`, Redis aborts on the module's first one: a `RESTORE` of a
     /// crafted payload with a valid CRC would crash the server), and sets what
     /// `COMMAND INFO` reports, once the commands exist.
-    fn init(ctx: &Context, _args: &[RedisString]) -> Status {
+    fn init(ctx: &Context, args: &[RedisString]) -> Status {
         ctx.set_module_options(ModuleOptions::HANDLE_IO_ERRORS);
+        if let Err(e) = module_args(ctx, args) {
+            ctx.log_warning(&format!("amq: {e}"));
+            return Status::Err;
+        }
         match ffi::set_command_info(ctx) {
             Ok(()) => Status::Ok,
             Err(e) => {
@@ -70,6 +74,43 @@ mod entry {
                 Status::Err
             }
         }
+    }
+
+    /// The module's arguments (`--loadmodule libamq_redis.so NAME VALUE ...`): each is set as
+    /// `CONFIG SET amq.NAME VALUE` would set it, with the same units (`1gb`) and bounds; an
+    /// unknown argument, RedisBloom's included, stops the load with the reason in the log
+    /// rather than being ignored.
+    fn module_args(ctx: &Context, args: &[RedisString]) -> Result<(), String> {
+        const REDISBLOOM: [&str; 4] = [
+            "ERROR_RATE",
+            "INITIAL_SIZE",
+            "CF_MAX_EXPANSIONS",
+            "MAX_EXPANSIONS",
+        ];
+        for pair in args.chunks(2) {
+            let name = pair[0].to_string_lossy();
+            if !name.eq_ignore_ascii_case("max-filter-bytes") {
+                let whose = if REDISBLOOM.iter().any(|r| name.eq_ignore_ascii_case(r)) {
+                    "RedisBloom's module argument; amq sizes each filter by its command's \
+                     options (BF.RESERVE, CF.RESERVE, AMQ.RESERVE)"
+                } else {
+                    "not a module argument of amq"
+                };
+                return Err(format!(
+                    "{name:?} is {whose}: amq takes max-filter-bytes BYTES; the module is not loaded"
+                ));
+            }
+            let Some(value) = pair.get(1).map(RedisString::to_string_lossy) else {
+                return Err(format!(
+                    "module argument {name} needs a value (bytes, as 1gb or 268435456)"
+                ));
+            };
+            ctx.call("CONFIG", &["SET", "amq.max-filter-bytes", &value])
+                .map_err(|e| {
+                    format!("module argument {name} {value}: {e}; the module is not loaded")
+                })?;
+        }
+        Ok(())
     }
 
     redis_module! {
@@ -123,7 +164,7 @@ mod entry {
             string: [],
             bool: [],
             enum: [],
-            module_args_as_configuration: true,
+            module_args_as_configuration: false,
         ]
     }
 }

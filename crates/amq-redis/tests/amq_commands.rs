@@ -205,6 +205,19 @@ fn plan_and_reserve_every_kind() {
             "AMQ.PLAN bloom ITEMS -1",
             "ERR ITEMS needs a non-negative integer",
         ),
+        // two sizing targets: the first is not silently dropped
+        (
+            "AMQ.RESERVE both bloom ITEMS 1000 ERROR 0.01 BITS 1000",
+            "ERR ERROR, BITS and MEMORY each size the filter: give one of them, once",
+        ),
+        (
+            "AMQ.PLAN bloom ITEMS 1000 MEMORY 4096 ERROR 0.01",
+            "ERR ERROR, BITS and MEMORY each size",
+        ),
+        (
+            "AMQ.PLAN bloom ITEMS 1000 BITS 10 BITS 20",
+            "ERR ERROR, BITS and MEMORY",
+        ),
     ];
     for (command, prefix) in errors {
         let e = fails(&mut c, command);

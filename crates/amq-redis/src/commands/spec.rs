@@ -43,6 +43,19 @@ struct Options {
     seed: Option<u64>,
 }
 
+impl Options {
+    /// Takes the one sizing target; a second (`ERROR 0.01 BITS 1000`) is refused, not
+    /// allowed to override the first.
+    fn set_target(&mut self, target: Target) -> Result<(), RedisError> {
+        if self.target.replace(target).is_some() {
+            return Err(err(
+                "ERROR, BITS and MEMORY each size the filter: give one of them, once",
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// A non-negative integer option of type `T`.
 fn number<T: TryFrom<i64>>(name: &str, v: Option<&RedisString>) -> Result<T, RedisError> {
     v.and_then(int)
@@ -71,11 +84,11 @@ pub fn parse(args: &[RedisString]) -> Result<(Spec, u64), RedisError> {
             o.items = Some(number("ITEMS", v)?);
         } else if is(k, "ERROR") {
             let e = v.and_then(float).ok_or(errors::e(errors::BAD_ERROR_RATE))?;
-            o.target = Some(Target::Fpr(e));
+            o.set_target(Target::Fpr(e))?;
         } else if is(k, "BITS") {
-            o.target = Some(Target::Bits(number("BITS", v)?));
+            o.set_target(Target::Bits(number("BITS", v)?))?;
         } else if is(k, "MEMORY") {
-            o.target = Some(Target::Memory(number("MEMORY", v)?));
+            o.set_target(Target::Memory(number("MEMORY", v)?))?;
         } else if is(k, "K") {
             o.k = Some(number("K", v)?);
         } else if is(k, "EXPANSION") {
