@@ -173,6 +173,16 @@ pub struct Container<'a> {
 }
 
 impl<'a> Container<'a> {
+    /// As [`expect`](Self::expect) for a kind whose newer files add parameter words: `min`
+    /// to `max` of them.
+    ///
+    /// # Errors
+    /// As [`expect`](Self::expect), with the count outside `min..=max`.
+    pub fn expect_between(&self, kind: Kind, min: usize, max: usize) -> Result<&[u64]> {
+        let n = self.params.len().clamp(min, max);
+        self.expect(kind, n)
+    }
+
     /// Checks the kind and the number of parameter words, and returns the parameters.
     ///
     /// # Errors

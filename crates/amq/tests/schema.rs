@@ -1,14 +1,18 @@
 //! Schema tests: the exact bytes of a small `.amq` file of each kind.
 //!
 //! The hash, the index derivation and the container layout are the file format. If any of
-//! them changes, these bytes change, and this test fails: then raise `wire::VERSION` and
-//! update the bytes on purpose. Every kind of the container has a pinned file here.
+//! them changes, these bytes change, and this test fails: then raise `wire::VERSION`, or give
+//! the kind a new parameter word that files without it do not have (the classic and scalable
+//! Bloom filters' index scheme), and update the bytes on purpose; the old bytes stay here as
+//! files that must still read and write back unchanged. Every kind of the container has a
+//! pinned file here.
 
 use amq::cuckoo::{ExpandableCuckooFilter, ExpandableParams};
+use amq::hash::Indexing;
 use amq::scalable::{ScalableBloomFilter, ScalableParams};
 use amq::window::{Rotation, WindowParams};
 use amq::{
-    AgingBloom, BlockedBloomFilter, BloomFilter, CuckooFilter, Insert, NegativeCache,
+    AgingBloom, BlockedBloomFilter, BloomFilter, CuckooFilter, Filter, Insert, NegativeCache,
     SlidingWindowBloom, SlidingWindowCuckoo, SplitBlockBloomFilter, TtlCuckooFilter,
 };
 
@@ -38,8 +42,10 @@ fn bloom_file_bytes_are_pinned() {
     for item in ["apple", "banana", "cherry"] {
         f.insert(item).unwrap();
     }
+    assert_eq!(f.indexing(), Indexing::Hashed);
     let bytes = f.to_bytes();
-    let head = header(1, &[100, 3, 7, 3], 16);
+    // the fifth parameter word: index scheme 2
+    let head = header(1, &[100, 3, 7, 3, 2], 16);
     assert_eq!(hex(&bytes[..64]), hex(&head));
     assert_eq!(bytes.len(), 64 + 16 + 8);
     assert_eq!(
@@ -48,6 +54,48 @@ fn bloom_file_bytes_are_pinned() {
         "bits of apple, banana, cherry"
     );
     assert_eq!(hex(&bytes[80..]), PINNED_BLOOM_CHECKSUM);
+}
+
+/// A file of the first index scheme (four parameter words, as amq wrote them before index
+/// scheme 2) reads, answers for its items by that scheme, and writes back byte for byte.
+#[test]
+fn bloom_files_of_the_first_index_scheme_still_read() {
+    let mut old = header(1, &[100, 3, 7, 3], 16);
+    old.extend(unhex(PINNED_BLOOM_V1_PAYLOAD));
+    old.extend(unhex(PINNED_BLOOM_V1_CHECKSUM));
+    let f = BloomFilter::from_bytes(&old).unwrap();
+    assert_eq!(f.indexing(), Indexing::Unit);
+    assert_eq!(
+        hex(&spec_bloom_bits_unit(
+            &["apple", "banana", "cherry"],
+            100,
+            3,
+            7
+        )),
+        PINNED_BLOOM_V1_PAYLOAD
+    );
+    for item in ["apple", "banana", "cherry"] {
+        assert!(f.contains(item), "{item}");
+    }
+    assert_eq!(f.to_bytes(), old);
+    // a union needs one scheme on both sides
+    let mut new = BloomFilter::new(100, 3, 7).unwrap();
+    let e = new.union(&f).unwrap_err().to_string();
+    assert!(e.contains("index scheme"), "{e}");
+    // an index scheme other than 1 or 2 is refused
+    let mut bad = header(1, &[100, 3, 7, 3, 3], 16);
+    bad.extend([0; 16]);
+    let sum = amq::hash::checksum64(&bad);
+    bad.extend(sum.to_le_bytes());
+    let e = BloomFilter::from_bytes(&bad).unwrap_err().to_string();
+    assert!(e.contains("unknown index scheme 3"), "{e}");
+}
+
+fn unhex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
 }
 
 #[test]
@@ -293,7 +341,7 @@ fn scalable_bloom_file_bytes_are_pinned() {
     let bytes = f.to_bytes();
     let links: Vec<_> = (0..2).map(|i| f.link(i).unwrap().clone()).collect();
     let payload_len: u64 = links.iter().map(|l| 24 + l.size_bytes()).sum();
-    let params = [2, 0.1f64.to_bits(), 2, 0.5f64.to_bits(), 0, 7, 2];
+    let params = [2, 0.1f64.to_bits(), 2, 0.5f64.to_bits(), 0, 7, 2, 2];
     let head = header(9, &params, payload_len);
     assert_eq!(head.len(), 128);
     assert_eq!(hex(&bytes[..128]), hex(&head));
@@ -311,6 +359,28 @@ fn scalable_bloom_file_bytes_are_pinned() {
         at += 24 + bits.len();
     }
     assert_eq!(hex(&bytes), PINNED_SCALABLE_FILE);
+}
+
+/// A chain of the first index scheme (seven parameter words) reads, answers for its items,
+/// writes back byte for byte, and a link it adds keeps its scheme.
+#[test]
+fn scalable_files_of_the_first_index_scheme_still_read() {
+    let old = unhex(PINNED_SCALABLE_V1_FILE);
+    let mut f = ScalableBloomFilter::from_bytes(&old).unwrap();
+    assert_eq!(f.indexing(), Indexing::Unit);
+    for item in ["apple", "banana", "cherry"] {
+        assert!(f.contains(item), "{item}");
+    }
+    assert_eq!(f.to_bytes(), old);
+    let links = f.links();
+    let mut i = 0u32;
+    while f.links() == links {
+        f.insert(&i).unwrap();
+        i += 1;
+    }
+    assert_eq!(f.link(links).unwrap().indexing(), Indexing::Unit);
+    assert_eq!(f.to_bytes()[8..12], 7u32.to_le_bytes());
+    assert!((0..i).all(|j| f.contains(&j)));
 }
 
 /// An expandable cuckoo filter of two links: the parameters, each link's five words and its
@@ -368,20 +438,39 @@ fn the_item_hash_is_pinned() {
 }
 
 /// The documented derivations, written out again here from the docs of `amq::hash` rather
-/// than called, so that the pinned bits are checked against the specification too.
+/// than called, so that the pinned bits are checked against the specification too. Index
+/// scheme 2 (`Indexing::Hashed`): the step y grows by i·c, c = (x₀ ⊕ y₀)·⌊2⁶⁴/φ⌋.
 fn spec_bloom_bits(items: &[&str], m: u64, k: u32, seed: u64) -> Vec<u8> {
+    spec_bloom_bits_c(items, m, k, seed, |x, y| {
+        (x ^ y).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    })
+}
+
+fn spec_bloom_bits_c(
+    items: &[&str],
+    m: u64,
+    k: u32,
+    seed: u64,
+    c_of: impl Fn(u64, u64) -> u64,
+) -> Vec<u8> {
     let mut bits = vec![0u8; (m.div_ceil(64) * 8) as usize];
     for item in items {
         let h = amq::hash::hash128(*item, seed);
         let (mut x, mut y) = (h as u64, (h >> 64) as u64);
+        let c = c_of(x, y);
         for i in 0..k {
             let idx = ((x as u128 * m as u128) >> 64) as u64;
             bits[(idx / 8) as usize] |= 1 << (idx % 8);
             x = x.wrapping_add(y);
-            y = y.wrapping_add(u64::from(i + 1));
+            y = y.wrapping_add(u64::from(i + 1).wrapping_mul(c));
         }
     }
     bits
+}
+
+/// Index scheme 1 (`Indexing::Unit`): the step y grows by i.
+fn spec_bloom_bits_unit(items: &[&str], m: u64, k: u32, seed: u64) -> Vec<u8> {
+    spec_bloom_bits_c(items, m, k, seed, |_, _| 1)
 }
 
 fn spec_blocked_bits(items: &[&str], blocks: u64, k: u32, seed: u64, salts: &[u64]) -> Vec<u8> {
@@ -436,8 +525,10 @@ fn pinned_bits_follow_the_documented_derivation() {
     );
 }
 
-const PINNED_BLOOM_PAYLOAD: &str = "10500001002000000200220002000000";
-const PINNED_BLOOM_CHECKSUM: &str = "742e1a20229cf37a";
+const PINNED_BLOOM_PAYLOAD: &str = "00500005000000000204280002000000";
+const PINNED_BLOOM_CHECKSUM: &str = "b7edc161f2858566";
+const PINNED_BLOOM_V1_PAYLOAD: &str = "10500001002000000200220002000000";
+const PINNED_BLOOM_V1_CHECKSUM: &str = "742e1a20229cf37a";
 const PINNED_BLOCKED_PAYLOAD: &str = "0000008000002000000000000004000000000000000000000000000000000004008000000000000000000000000001040000000000000000000000000000000800400000000000000000000000000000000000000000000000000000000000000000000000000000000080000000100000200000000000000000000000000000";
 const PINNED_BLOCKED_CHECKSUM: &str = "11c3ee3f74c4f3aa";
 const PINNED_SPLIT_BLOCK_PAYLOAD: &str = "0000000004000000000400000000000000000002000000000000000200000000000200000000000000000800000000000000000008000000000000001000000000000000008080000200000080000000010000000200000000000040000001000002000800000000000000050000000000000000000800040800000000000800";
@@ -482,6 +573,15 @@ const PINNED_SLIDING_WINDOW_CUCKOO_FILE: &str = concat!(
 );
 
 const PINNED_SCALABLE_FILE: &str = concat!(
+    "414d510001000900080000000000000040000000000000000200000000000000",
+    "9a9999999999b93f0200000000000000000000000000e03f0000000000000000",
+    "0700000000000000020000000000000002000000000000000000000000000000",
+    "0000000000000000000000000000000000000000000000000000000000000000",
+    "0e0000000000000005000000000000000200000000000000432e000000000000",
+    "2000000000000000050000000000000001000000000000009001008200000000",
+    "d8889e5bac2ccf1c",
+);
+const PINNED_SCALABLE_V1_FILE: &str = concat!(
     "414d510001000900070000000000000040000000000000000200000000000000",
     "9a9999999999b93f0200000000000000000000000000e03f0000000000000000",
     "0700000000000000020000000000000000000000000000000000000000000000",

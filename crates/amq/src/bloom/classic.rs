@@ -1,7 +1,7 @@
 use crate::bits::{le_bytes_to_words, BitVec};
 use crate::error::{Error, Result};
 use crate::filter::{Filter, Insert, Item, Merge};
-use crate::hash::{bloom_indices, hash128};
+use crate::hash::{bloom_indices_with, hash128, Indexing};
 use crate::math;
 use crate::wire::{self, Kind};
 use alloc::vec::Vec;
@@ -22,10 +22,10 @@ const PREFETCH_MIN_BYTES: u64 = 4 << 20;
 /// one branch per pair: a branch per probe mispredicts on most non-members, no branch at all
 /// makes every query touch k cache lines.
 #[inline(always)]
-fn has<const K: u32>(bits: &BitVec, h: u128, k: u32) -> bool {
+fn has<const K: u32>(bits: &BitVec, h: u128, k: u32, ix: Indexing) -> bool {
     let words = bits.words();
     let k = const_k::<K>(k);
-    let mut idx = bloom_indices(h, bits.len(), k);
+    let mut idx = bloom_indices_with(h, bits.len(), k, ix);
     let mut bit = || {
         // every index is `reduce(x, m) < m`, so the (checked) index is in bounds; past the k
         // indices `next` gives 0. (Unchecked indexing saved 2 of ~10 instructions per probe
@@ -44,9 +44,9 @@ fn has<const K: u32>(bits: &BitVec, h: u128, k: u32) -> bool {
 
 /// Sets the k bits of `h`; `true` if any was zero before.
 #[inline(always)]
-fn set<const K: u32>(bits: &mut BitVec, h: u128, k: u32) -> bool {
+fn set<const K: u32>(bits: &mut BitVec, h: u128, k: u32, ix: Indexing) -> bool {
     let mut new = false;
-    for i in bloom_indices(h, bits.len(), const_k::<K>(k)) {
+    for i in bloom_indices_with(h, bits.len(), const_k::<K>(k), ix) {
         new |= bits.set(i);
     }
     new
@@ -55,8 +55,9 @@ fn set<const K: u32>(bits: &mut BitVec, h: u128, k: u32) -> bool {
 /// The classic Bloom filter: m bits, k hash functions, any m ≥ 1.
 ///
 /// An item is hashed once with XXH3-128 (the filter's seed); its k bit indices come from
-/// enhanced double hashing over the two 64-bit halves, each reduced to `[0, m)` with Lemire's
-/// multiply-shift ([`hash::bloom_indices`](crate::hash::bloom_indices)).
+/// enhanced double hashing over the two 64-bit halves, modulo m ([`Indexing::Hashed`],
+/// [`hash::bloom_indices`](crate::hash::bloom_indices)). A file written before that scheme
+/// (no index-scheme parameter) keeps the one it was built with ([`Indexing::Unit`]).
 /// (B. H. Bloom, "Space/Time Trade-offs in Hash Coding with Allowable Errors", CACM 13(7), 1970.)
 ///
 /// # Example
@@ -74,6 +75,7 @@ pub struct BloomFilter {
     k: u32,
     seed: u64,
     inserted: u64,
+    indexing: Indexing,
 }
 
 impl BloomFilter {
@@ -97,6 +99,7 @@ impl BloomFilter {
             k,
             seed,
             inserted: 0,
+            indexing: Indexing::Hashed,
         })
     }
 
@@ -152,15 +155,15 @@ impl BloomFilter {
     #[inline]
     pub fn insert_hash(&mut self, h: u128) -> bool {
         self.inserted = self.inserted.saturating_add(1);
-        let (bits, k) = (&mut self.bits, self.k);
-        with_const_k!(k, K => set::<K>(bits, h, k))
+        let (bits, k, ix) = (&mut self.bits, self.k, self.indexing);
+        with_const_k!(k, K => set::<K>(bits, h, k, ix))
     }
 
     /// `true` if all k bits of a precomputed hash are set ("maybe present").
     #[inline(always)]
     pub fn contains_hash(&self, h: u128) -> bool {
-        let (bits, k) = (&self.bits, self.k);
-        with_const_k!(k, K => has::<K>(bits, h, k))
+        let (bits, k, ix) = (&self.bits, self.k, self.indexing);
+        with_const_k!(k, K => has::<K>(bits, h, k, ix))
     }
 
     /// Batched [`contains_hash`](Self::contains_hash): `out[i]` answers `hashes[i]`. In a filter
@@ -178,21 +181,23 @@ impl BloomFilter {
     /// query i + [`AHEAD`] while it tests query i.
     #[inline(always)]
     fn batch<const K: u32>(&self, n: usize, hash_of: impl Fn(usize) -> u128, out: &mut [bool]) {
-        let (words, m, k) = (self.bits.words(), self.bits.len(), self.k);
+        let (words, m, k, ix) = (self.bits.words(), self.bits.len(), self.k, self.indexing);
         if self.size_bytes() < PREFETCH_MIN_BYTES {
             for (i, o) in out.iter_mut().enumerate().take(n) {
-                *o = has::<K>(&self.bits, hash_of(i), k);
+                *o = has::<K>(&self.bits, hash_of(i), k, ix);
             }
             return;
         }
         let fetch = |i: usize| {
             let h = hash_of(i);
-            for j in bloom_indices(h, m, const_k::<K>(k)) {
+            for j in bloom_indices_with(h, m, const_k::<K>(k), ix) {
                 crate::bits::prefetch(&words[(j >> 6) as usize]);
             }
             h
         };
-        crate::filter::pipelined::<_, AHEAD>(&mut out[..n], fetch, |h| has::<K>(&self.bits, h, k));
+        crate::filter::pipelined::<_, AHEAD>(&mut out[..n], fetch, |h| {
+            has::<K>(&self.bits, h, k, ix)
+        });
     }
 
     /// Inserts every item of `items`, as [`insert`](Insert::insert) on each in turn: the same
@@ -234,16 +239,16 @@ impl BloomFilter {
     /// later in a filter of [`PREFETCH_MIN_BYTES`] or more.
     #[inline(always)]
     fn insert_ahead<const K: u32>(&mut self, mut hashes: impl Iterator<Item = u128>) {
-        let (m, k) = (self.bits.len(), self.k);
+        let (m, k, ix) = (self.bits.len(), self.k, self.indexing);
         if self.size_bytes() < PREFETCH_MIN_BYTES {
             for h in hashes {
                 self.inserted = self.inserted.saturating_add(1);
-                set::<K>(&mut self.bits, h, k);
+                set::<K>(&mut self.bits, h, k, ix);
             }
             return;
         }
         let fetch = |words: &[u64], h: u128| {
-            for j in bloom_indices(h, m, const_k::<K>(k)) {
+            for j in bloom_indices_with(h, m, const_k::<K>(k), ix) {
                 crate::bits::prefetch(&words[(j >> 6) as usize]);
             }
             h
@@ -259,13 +264,13 @@ impl BloomFilter {
         }
         let mut at = 0;
         for h in hashes {
-            set::<K>(&mut self.bits, ring[at], k);
+            set::<K>(&mut self.bits, ring[at], k, ix);
             ring[at] = fetch(self.bits.words(), h);
             at = (at + 1) % AHEAD;
             self.inserted = self.inserted.saturating_add(1);
         }
         for i in 0..filled {
-            set::<K>(&mut self.bits, ring[(at + i) % AHEAD], k);
+            set::<K>(&mut self.bits, ring[(at + i) % AHEAD], k, ix);
             self.inserted = self.inserted.saturating_add(1);
         }
     }
@@ -281,6 +286,7 @@ impl BloomFilter {
             ("m", self.m(), other.m()),
             ("k", u64::from(self.k), u64::from(other.k)),
             ("seed", self.seed, other.seed),
+            ("index scheme", self.indexing as u64, other.indexing as u64),
         ])
     }
 
@@ -342,14 +348,30 @@ impl BloomFilter {
         }
     }
 
-    /// Encodes the filter as an `.amq` file (kind 1; parameters m, k, seed, inserted; payload
-    /// ⌈m/64⌉ little-endian 64-bit words).
+    /// How the k indices come from an item's hash: [`Indexing::Hashed`] for every filter made
+    /// now, [`Indexing::Unit`] for one read from a file that predates it.
+    #[inline]
+    pub fn indexing(&self) -> Indexing {
+        self.indexing
+    }
+
+    /// Encodes the filter as an `.amq` file (kind 1; parameters m, k, seed, inserted, and the
+    /// index scheme, 2 for [`Indexing::Hashed`], which a filter of [`Indexing::Unit`] leaves
+    /// out, so that an old file is written back as it was; payload ⌈m/64⌉ little-endian
+    /// 64-bit words).
     pub fn to_bytes(&self) -> Vec<u8> {
-        wire::encode(
-            Kind::Bloom,
-            &[self.m(), u64::from(self.k), self.seed, self.inserted],
-            &self.bits.to_le_bytes(),
-        )
+        let params = [
+            self.m(),
+            u64::from(self.k),
+            self.seed,
+            self.inserted,
+            self.indexing as u64,
+        ];
+        let params = match self.indexing {
+            Indexing::Unit => &params[..4],
+            Indexing::Hashed => &params[..],
+        };
+        wire::encode(Kind::Bloom, params, &self.bits.to_le_bytes())
     }
 
     /// Decodes an `.amq` file written by [`to_bytes`](Self::to_bytes).
@@ -366,18 +388,35 @@ impl BloomFilter {
     }
 
     /// A filter from checked parts (the scalable chain's decoder checks m and k first).
-    pub(crate) fn from_parts(bits: BitVec, k: u32, seed: u64, inserted: u64) -> Self {
+    pub(crate) fn from_parts(
+        bits: BitVec,
+        k: u32,
+        seed: u64,
+        inserted: u64,
+        indexing: Indexing,
+    ) -> Self {
         BloomFilter {
             bits,
             k,
             seed,
             inserted,
+            indexing,
         }
     }
 
+    /// This filter, emptied, with `indexing` (a chain's new link takes the chain's).
+    pub(crate) fn with_indexing(mut self, indexing: Indexing) -> Self {
+        self.indexing = indexing;
+        self
+    }
+
     pub(crate) fn from_container(c: &wire::Container<'_>) -> Result<Self> {
-        let p = c.expect(Kind::Bloom, 4)?;
+        let p = c.expect_between(Kind::Bloom, 4, 5)?;
         let (m, k, seed, inserted) = (p[0], p[1], p[2], p[3]);
+        let indexing = match p.get(4) {
+            None => Indexing::Unit,
+            Some(&w) => Indexing::from_word(w)?,
+        };
         if m == 0 || k == 0 || k > u64::from(math::BLOOM_MAX_K) {
             return Err(Error::corrupt(
                 24,
@@ -400,6 +439,7 @@ impl BloomFilter {
             k: k as u32,
             seed,
             inserted,
+            indexing,
         })
     }
 }
@@ -446,7 +486,7 @@ mod tests {
             for i in 0u64..30 {
                 let h = f.hash(&i);
                 let mut was_new = false;
-                for j in bloom_indices(h, m, k) {
+                for j in crate::hash::bloom_indices(h, m, k) {
                     was_new |= expect.set(j);
                 }
                 assert_eq!(f.insert_hash(h), was_new, "k = {k}, item {i}");
@@ -454,7 +494,7 @@ mod tests {
             assert_eq!(f.bits(), &expect, "k = {k}");
             for i in 0u64..300 {
                 let h = f.hash(&i);
-                let want = bloom_indices(h, m, k).all(|j| expect.get(j));
+                let want = crate::hash::bloom_indices(h, m, k).all(|j| expect.get(j));
                 assert_eq!(f.contains_hash(h), want, "k = {k}, item {i}");
                 assert!(i >= 30 || want, "k = {k}: false negative {i}");
             }

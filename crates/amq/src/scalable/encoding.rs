@@ -3,6 +3,7 @@
 use super::{ScalableBloomFilter, ScalableParams, MAX_LINKS};
 use crate::bits::{le_bytes_to_words, BitVec};
 use crate::error::{Error, Result};
+use crate::hash::Indexing;
 use crate::wire::{self, Kind};
 use crate::BloomFilter;
 use alloc::vec::Vec;
@@ -40,19 +41,23 @@ impl ScalableBloomFilter {
             }
             payload.extend_from_slice(&l.bits().to_le_bytes());
         }
-        wire::encode(
-            Kind::ScalableBloom,
-            &[
-                p.capacity,
-                p.fpr.to_bits(),
-                u64::from(p.expansion),
-                p.tightening.to_bits(),
-                u64::from(!p.scaling),
-                self.seed,
-                self.links.len() as u64,
-            ],
-            &payload,
-        )
+        let indexing = self.indexing();
+        let params = [
+            p.capacity,
+            p.fpr.to_bits(),
+            u64::from(p.expansion),
+            p.tightening.to_bits(),
+            u64::from(!p.scaling),
+            self.seed,
+            self.links.len() as u64,
+            indexing as u64,
+        ];
+        // a chain of the old index scheme is written back as it was, without the word
+        let params = match indexing {
+            Indexing::Unit => &params[..7],
+            Indexing::Hashed => &params[..],
+        };
+        wire::encode(Kind::ScalableBloom, params, &payload)
     }
 
     /// Decodes an `.amq` file written by [`to_bytes`](Self::to_bytes).
@@ -70,7 +75,11 @@ impl ScalableBloomFilter {
     }
 
     pub(crate) fn from_container(c: &wire::Container<'_>) -> Result<Self> {
-        let p = c.expect(Kind::ScalableBloom, 7)?;
+        let p = c.expect_between(Kind::ScalableBloom, 7, 8)?;
+        let indexing = match p.get(7) {
+            None => Indexing::Unit,
+            Some(&w) => Indexing::from_word(w)?,
+        };
         let bad = |what: alloc::string::String| Error::corrupt(24, what);
         if p[2] > u64::from(u32::MAX) || p[4] > 1 {
             return Err(bad(alloc::format!(
@@ -139,7 +148,9 @@ impl ScalableBloomFilter {
             let (body, tail) = rest.split_at(need as usize);
             rest = tail;
             let bits = BitVec::from_words(le_bytes_to_words(body)?, m)?;
-            out.push(BloomFilter::from_parts(bits, k as u32, seed, inserted));
+            out.push(BloomFilter::from_parts(
+                bits, k as u32, seed, inserted, indexing,
+            ));
         }
         if !rest.is_empty() {
             return Err(Error::corrupt(

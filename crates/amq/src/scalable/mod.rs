@@ -42,7 +42,7 @@ pub use plan::{link_capacity, link_fpr, plan, DEFAULT_EXPANSION, DEFAULT_TIGHTEN
 
 use crate::error::{Error, Result};
 use crate::filter::{Filter, Insert, Item, Merge};
-use crate::hash::hash128;
+use crate::hash::{hash128, Indexing};
 use crate::BloomFilter;
 use alloc::vec::Vec;
 
@@ -121,6 +121,13 @@ impl ScalableBloomFilter {
             seed,
             links,
         })
+    }
+
+    /// How the links' k indices come from an item's hash ([`BloomFilter::indexing`]): one
+    /// scheme for the whole chain, its first link's.
+    #[inline]
+    pub fn indexing(&self) -> Indexing {
+        self.links[0].indexing()
     }
 
     /// The parameters.
@@ -259,7 +266,8 @@ impl ScalableBloomFilter {
             items: self.inserted(),
             capacity: self.capacity(),
         })?;
-        self.links.push(BloomFilter::new(m, k, self.seed)?);
+        let link = BloomFilter::new(m, k, self.seed)?.with_indexing(self.indexing());
+        self.links.push(link);
         Ok(())
     }
 

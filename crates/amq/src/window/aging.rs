@@ -4,7 +4,7 @@ use super::aging_plan::aging_shape;
 use crate::clock::{Clock, NoClock};
 use crate::error::{Error, Result};
 use crate::filter::{Filter, Insert, Item};
-use crate::hash::{bloom_indices, hash128};
+use crate::hash::{bloom_indices_with, hash128, Indexing};
 use crate::math;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -391,7 +391,7 @@ impl<C: Clock> AgingBloom<C> {
         let gb = u64::from(self.group_bits);
         let cur = u64::from(self.current);
         let mut new = false;
-        for i in bloom_indices(h, self.m, self.k) {
+        for i in bloom_indices_with(h, self.m, self.k, Indexing::Unit) {
             let bit = i * gb + cur;
             let word = &mut self.words[(bit >> 6) as usize];
             new |= (*word >> (bit & 63)) & 1 == 0;
@@ -415,7 +415,7 @@ impl<C: Clock> AgingBloom<C> {
         let mut acc = live;
         let gb = u64::from(self.group_bits);
         let group_mask = if gb == 64 { u64::MAX } else { (1u64 << gb) - 1 };
-        for i in bloom_indices(h, self.m, self.k) {
+        for i in bloom_indices_with(h, self.m, self.k, Indexing::Unit) {
             if acc == 0 {
                 return false;
             }
@@ -449,7 +449,7 @@ impl<C: Clock> AgingBloom<C> {
         let gb = u64::from(self.group_bits);
         let fetch = |j: usize| {
             let h = hash_of(j);
-            for i in bloom_indices(h, self.m, self.k) {
+            for i in bloom_indices_with(h, self.m, self.k, Indexing::Unit) {
                 crate::bits::prefetch(&self.words[((i * gb) >> 6) as usize]);
             }
             h

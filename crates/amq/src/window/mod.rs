@@ -24,7 +24,7 @@ mod params;
 
 use crate::error::{Error, Result};
 use crate::filter::Item;
-use crate::hash::{bloom_indices, hash128, window_hash, window_indices};
+use crate::hash::{bloom_indices_with, hash128, window_hash, window_indices, Indexing};
 use crate::wire::{self, Kind};
 use alloc::vec::Vec;
 use archive::{dense_is_smaller, Archived, ChunkBits};
@@ -494,7 +494,7 @@ impl SlidingWindowBloom {
             return false;
         };
         let p = self.params;
-        for idx in bloom_indices(wh, p.window_bits, p.k) {
+        for idx in bloom_indices_with(wh, p.window_bits, p.k, Indexing::Unit) {
             let set = match self.site(&at, idx) {
                 Site::Past => false,
                 Site::Ring(bit) => (self.ring[(bit >> 6) as usize] >> (bit & 63)) & 1 == 1,
