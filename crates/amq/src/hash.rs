@@ -341,14 +341,14 @@ pub fn window_hash(item_hash: u128, position: u64, seed: u64) -> u128 {
 }
 
 /// The k window-relative indices in `[0, window_bits)` of an item at `position`: index i is
-/// the i-th index of [`bloom_indices_with`] over [`window_hash`] under [`Indexing::Unit`]
-/// (the sliding-window format predates [`Indexing::Hashed`] and has no parameter for it yet).
-/// The caller adds the window offset ⌊L/B⌋·S.
+/// the i-th index of [`bloom_indices_with`] over [`window_hash`] under `indexing`. The caller
+/// adds the window offset ⌊L/B⌋·S.
 ///
 /// # Example
 /// ```
 /// let h = amq::hash::hash128("apple", 0);
-/// let idx: Vec<u64> = amq::hash::window_indices(h, 7, 1 << 20, 45, 0).collect();
+/// let idx: Vec<u64> =
+///     amq::hash::window_indices(h, 7, 1 << 20, 45, 0, amq::hash::Indexing::Hashed).collect();
 /// assert_eq!(idx.len(), 45);
 /// assert!(idx.iter().all(|&i| i < 1 << 20));
 /// ```
@@ -359,12 +359,13 @@ pub fn window_indices(
     window_bits: u64,
     k: u32,
     seed: u64,
+    indexing: Indexing,
 ) -> BloomIndices {
     bloom_indices_with(
         window_hash(item_hash, position, seed),
         window_bits,
         k,
-        Indexing::Unit,
+        indexing,
     )
 }
 

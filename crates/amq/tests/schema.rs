@@ -227,7 +227,20 @@ fn sliding_window_file_bytes_are_pinned() {
     }
     let bytes = f.to_bytes();
     assert_eq!(&bytes[..8], b"AMQ\0\x01\x00\x04\x00");
+    assert_eq!(
+        bytes[8..12],
+        9u32.to_le_bytes(),
+        "the ninth word: index scheme 2"
+    );
     assert_eq!(hex(&bytes), PINNED_WINDOW_FILE);
+    // a file of the first index scheme (eight words) reads, answers and writes back as it was
+    let old = unhex(PINNED_WINDOW_V1_FILE);
+    let f = SlidingWindowBloom::from_bytes(&old).unwrap();
+    assert_eq!(f.indexing(), Indexing::Unit);
+    for (position, x) in ["a", "b", "c", "d", "e"].into_iter().enumerate() {
+        assert!(f.contains(x, position as u64), "{x}");
+    }
+    assert_eq!(f.to_bytes(), old);
 }
 
 #[test]
@@ -238,7 +251,18 @@ fn aging_bloom_file_bytes_are_pinned() {
     }
     let bytes = f.to_bytes();
     assert_eq!(&bytes[..8], b"AMQ\0\x01\x00\x05\x00");
+    assert_eq!(
+        bytes[8..12],
+        10u32.to_le_bytes(),
+        "the tenth word: index scheme 2"
+    );
     assert_eq!(hex(&bytes), PINNED_AGING_FILE);
+    // a file of the first index scheme (nine words) reads, answers and writes back as it was
+    let old = unhex(PINNED_AGING_V1_FILE);
+    let f = AgingBloom::from_bytes(&old).unwrap();
+    assert_eq!(f.indexing(), Indexing::Unit);
+    assert!(["b", "c"].iter().all(|x| f.contains(x)));
+    assert_eq!(f.to_bytes(), old);
 }
 
 #[test]
@@ -539,6 +563,15 @@ const PINNED_HASH_APPLE_7: &str = "cc1185c76f5b06fbdb1def1a82751875";
 const PINNED_CUCKOO_PAYLOAD: &str = "84bde6000000000000000000c10c00000000";
 const PINNED_CUCKOO_CHECKSUM: &str = "d7287c73561be3ff";
 const PINNED_WINDOW_FILE: &str = concat!(
+    "414d510001000400090000000000000050000000000000000001000000000000",
+    "4000000000000000020000000000000003000000000000002a00000000000000",
+    "0500000000000000050000000000000002000000000000000200000000000000",
+    "0000000000000000000000000000000000000000000000000000000000000000",
+    "0000000000000000000000000000004040000000000910900010480800000000",
+    "0000000000000000010000000000000036000000000000000100000000000000",
+    "03000000000000000000000008000201ba70f4a873ea2079",
+);
+const PINNED_WINDOW_V1_FILE: &str = concat!(
     "414d51000100040008000000000000005000000000000000000100000000000040000000000000000200000000000000",
     "03000000000000002a000000000000000500000000000000050000000000000002000000000000000000000000000000",
     "000000000000000000000000000000000000000000000000000000000000000000000800008000000000000000000040",
@@ -546,6 +579,14 @@ const PINNED_WINDOW_FILE: &str = concat!(
     "030000000000000020000000000002015f3fb025968de0de",
 );
 const PINNED_AGING_FILE: &str = concat!(
+    "414d5100010005000a0000000000000020000000000000004000000000000000",
+    "030000000000000002000000000000002a000000000000000000000000000000",
+    "0200000000000000010000000000000001000000000000000300000000000000",
+    "0200000000000000000000000000000000000000000000000000000000000000",
+    "020000000000000001000000000000000000020c400000050000080000104000",
+    "6c79d14405748c4c",
+);
+const PINNED_AGING_V1_FILE: &str = concat!(
     "414d51000100050009000000000000002000000000000000400000000000000003000000000000000200000000000000",
     "2a0000000000000000000000000000000200000000000000010000000000000001000000000000000300000000000000",
     "000000000000000000000000000000000000000000000000000000000000000002000000000000000100000000000000",

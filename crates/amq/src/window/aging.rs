@@ -91,6 +91,8 @@ pub struct AgingBloom<C = NoClock> {
     epoch: u64,
     counts: Vec<u64>,
     inserted: u64,
+    /// How the k indices come from a hash ([`Indexing::Hashed`] for a new filter).
+    indexing: Indexing,
     clock: C,
 }
 
@@ -162,6 +164,7 @@ impl AgingBloom<NoClock> {
             epoch: 0,
             counts: vec![0; generations as usize],
             inserted: 0,
+            indexing: Indexing::Hashed,
             clock: NoClock,
         })
     }
@@ -223,6 +226,7 @@ impl<C: Clock> AgingBloom<C> {
             epoch: self.epoch,
             counts: self.counts,
             inserted: self.inserted,
+            indexing: self.indexing,
             clock,
         }
     }
@@ -246,6 +250,11 @@ impl<C: Clock> AgingBloom<C> {
     /// The hash seed.
     pub fn seed(&self) -> u64 {
         self.seed
+    }
+    /// How the k indices come from an item's hash: [`Indexing::Hashed`] for every filter made
+    /// now, [`Indexing::Unit`] for one read from a file that predates it.
+    pub fn indexing(&self) -> Indexing {
+        self.indexing
     }
     /// How many items were inserted in all.
     pub fn inserted(&self) -> u64 {
@@ -391,7 +400,7 @@ impl<C: Clock> AgingBloom<C> {
         let gb = u64::from(self.group_bits);
         let cur = u64::from(self.current);
         let mut new = false;
-        for i in bloom_indices_with(h, self.m, self.k, Indexing::Unit) {
+        for i in bloom_indices_with(h, self.m, self.k, self.indexing) {
             let bit = i * gb + cur;
             let word = &mut self.words[(bit >> 6) as usize];
             new |= (*word >> (bit & 63)) & 1 == 0;
@@ -415,7 +424,7 @@ impl<C: Clock> AgingBloom<C> {
         let mut acc = live;
         let gb = u64::from(self.group_bits);
         let group_mask = if gb == 64 { u64::MAX } else { (1u64 << gb) - 1 };
-        for i in bloom_indices_with(h, self.m, self.k, Indexing::Unit) {
+        for i in bloom_indices_with(h, self.m, self.k, self.indexing) {
             if acc == 0 {
                 return false;
             }
@@ -449,7 +458,7 @@ impl<C: Clock> AgingBloom<C> {
         let gb = u64::from(self.group_bits);
         let fetch = |j: usize| {
             let h = hash_of(j);
-            for i in bloom_indices_with(h, self.m, self.k, Indexing::Unit) {
+            for i in bloom_indices_with(h, self.m, self.k, self.indexing) {
                 crate::bits::prefetch(&self.words[((i * gb) >> 6) as usize]);
             }
             h

@@ -3,7 +3,7 @@
 
 use super::{Placement, Site, SlidingWindowBloom};
 use crate::filter::Item;
-use crate::hash::{bloom_indices_with, Indexing};
+use crate::hash::bloom_indices_with;
 
 /// A query of a batch on its way: located, and how many of its indices were prefetched.
 #[derive(Debug, Clone, Copy, Default)]
@@ -44,7 +44,7 @@ impl SlidingWindowBloom {
                 return Ahead::default();
             };
             let reads = if score.get() >= 0 { p.k } else { 1 };
-            for idx in bloom_indices_with(wh, p.window_bits, reads, Indexing::Unit) {
+            for idx in bloom_indices_with(wh, p.window_bits, reads, self.indexing) {
                 match self.site(&at, idx) {
                     Site::Past => {}
                     Site::Ring(bit) => crate::bits::prefetch(&self.ring[(bit >> 6) as usize]),
@@ -64,7 +64,7 @@ impl SlidingWindowBloom {
         };
         let refetch = |ahead: &Ahead| {
             if let Some((wh, at)) = ahead.query {
-                for idx in bloom_indices_with(wh, p.window_bits, ahead.reads, Indexing::Unit) {
+                for idx in bloom_indices_with(wh, p.window_bits, ahead.reads, self.indexing) {
                     if let Site::Archived { q, off } = self.site(&at, idx) {
                         if let Some(a) = self.archived(&at, q) {
                             a.prefetch(off);

@@ -5,7 +5,9 @@ use super::*;
 impl SlidingWindowBloom {
     /// Encodes as an `.amq` file.
     ///
-    /// Kind 4; parameters W, S, B, k, seed, next position, inserted, archived chunks; payload:
+    /// Kind 4; parameters W, S, B, k, seed, next position, inserted, archived chunks, and the
+    /// index scheme (2 for [`Indexing::Hashed`]; left out for [`Indexing::Unit`], so an old
+    /// file is written back as it was); payload:
     /// the W/64 words of the ring (slot j holds the chunk c ≡ j mod W/S of the window), then
     /// for each archived chunk by increasing number: its number, its count of set bits, and
     /// either S/64 bitmap words (when `32·count ≥ S`) or the `count` offsets as 32-bit words,
@@ -26,18 +28,24 @@ impl SlidingWindowBloom {
                 }
             }
         }
+        let params = [
+            p.window_bits,
+            p.chunk_bits,
+            p.batch,
+            u64::from(p.k),
+            self.seed,
+            self.next,
+            self.inserted,
+            self.archive.len() as u64,
+            self.indexing as u64,
+        ];
+        let params = match self.indexing {
+            Indexing::Unit => &params[..8],
+            Indexing::Hashed => &params[..],
+        };
         wire::encode(
             Kind::SlidingWindowBloom,
-            &[
-                p.window_bits,
-                p.chunk_bits,
-                p.batch,
-                u64::from(p.k),
-                self.seed,
-                self.next,
-                self.inserted,
-                self.archive.len() as u64,
-            ],
+            params,
             &crate::bits::words_to_le_bytes(&words),
         )
     }
@@ -58,7 +66,11 @@ impl SlidingWindowBloom {
     }
 
     pub(crate) fn from_container(c: &wire::Container<'_>) -> Result<Self> {
-        let p = c.expect(Kind::SlidingWindowBloom, 8)?;
+        let p = c.expect_between(Kind::SlidingWindowBloom, 8, 9)?;
+        let indexing = match p.get(8) {
+            None => Indexing::Unit,
+            Some(&w) => Indexing::from_word(w)?,
+        };
         let k = u32::try_from(p[3]).unwrap_or(0);
         let params = WindowParams {
             window_bits: p[0],
@@ -184,6 +196,7 @@ impl SlidingWindowBloom {
             inserted,
             archive_totals: ArchiveTotals::of(&archive),
             archive,
+            indexing,
         })
     }
 }

@@ -110,6 +110,8 @@ pub struct SlidingWindowBloom {
     inserted: u64,
     /// Non-empty archived chunks, by increasing chunk number (all below `batch`).
     archive: Vec<Archived>,
+    /// How the k indices come from a window hash ([`Indexing::Hashed`] for a new filter).
+    indexing: Indexing,
     /// The set bits of the archive and its bytes in memory, kept as chunks are archived and
     /// set, so that `info` and the byte limits need not walk the archive.
     archive_totals: ArchiveTotals,
@@ -148,6 +150,7 @@ impl SlidingWindowBloom {
             next: 0,
             inserted: 0,
             archive: Vec::new(),
+            indexing: Indexing::Hashed,
             archive_totals: ArchiveTotals::default(),
         })
     }
@@ -155,6 +158,11 @@ impl SlidingWindowBloom {
     /// The shape.
     pub fn params(&self) -> WindowParams {
         self.params
+    }
+    /// How the k indices come from an item's window hash: [`Indexing::Hashed`] for every
+    /// filter made now, [`Indexing::Unit`] for one read from a file that predates it.
+    pub fn indexing(&self) -> Indexing {
+        self.indexing
     }
     /// The hash seed.
     pub fn seed(&self) -> u64 {
@@ -353,7 +361,7 @@ impl SlidingWindowBloom {
         let at = self.placement(t);
         debug_assert_eq!(at.past, p.window_bits);
         let mut new = false;
-        for idx in window_indices(h, position, p.window_bits, p.k, self.seed) {
+        for idx in window_indices(h, position, p.window_bits, p.k, self.seed, self.indexing) {
             match self.site(&at, idx) {
                 Site::Ring(bit) => {
                     let word = &mut self.ring[(bit >> 6) as usize];
@@ -494,7 +502,7 @@ impl SlidingWindowBloom {
             return false;
         };
         let p = self.params;
-        for idx in bloom_indices_with(wh, p.window_bits, p.k, Indexing::Unit) {
+        for idx in bloom_indices_with(wh, p.window_bits, p.k, self.indexing) {
             let set = match self.site(&at, idx) {
                 Site::Past => false,
                 Site::Ring(bit) => (self.ring[(bit >> 6) as usize] >> (bit & 63)) & 1 == 1,
