@@ -525,3 +525,41 @@ fn help_has_examples() {
     }
     assert!(seen > 70, "walked {seen} commands");
 }
+
+/// A file of the first index scheme (a classic filter's four parameter words): read, queried
+/// by that scheme, and `amq info` says so on stderr; a new file says nothing.
+#[test]
+fn info_notes_a_file_of_the_first_index_scheme() {
+    let dir = Dir::new();
+    // the bits of "apple" under scheme 1 in a 100-bit, k = 3 filter of seed 7
+    let h = amq::hash::hash128("apple", 7);
+    let mut words = [0u64; 2];
+    for i in amq::hash::bloom_indices_with(h, 100, 3, amq::hash::Indexing::Unit) {
+        words[(i / 64) as usize] |= 1 << (i % 64);
+    }
+    let payload: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let old = amq::wire::encode(amq::wire::Kind::Bloom, &[100, 3, 7, 1], &payload);
+    let path = dir.write("old.amq", old);
+    amq()
+        .arg("info")
+        .arg(&path)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "derives its indices by index scheme 1",
+        ));
+    amq()
+        .args(["contains"])
+        .arg(&path)
+        .arg("apple")
+        .assert()
+        .success();
+    let new = dir.path("new.amq");
+    amq()
+        .args(["build", "--bits", "100", "--hashes", "3", "-o"])
+        .arg(&new)
+        .write_stdin("apple\n")
+        .assert()
+        .success();
+    amq().arg("info").arg(&new).assert().success().stderr("");
+}

@@ -30,6 +30,14 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let filter = super::load_filter(&a.filter)?;
     filter.set_now(super::now_or_clock(a.now));
     print_info(&filter.info(), a.json)?;
+    if filter.indexing() == Some(amq::hash::Indexing::Unit) {
+        eprintln!(
+            "note: {} derives its indices by index scheme 1 (written before scheme 2), whose \
+             false-positive rate has a floor above the plan in small filters at small ε; \
+             rebuild it from its items to get scheme 2",
+            a.filter.display()
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 

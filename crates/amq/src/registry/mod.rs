@@ -64,7 +64,7 @@ pub enum AnyFilter {
     /// A negative cache.
     NegativeCache(NegativeCache<ManualClock>),
     /// A TTL cuckoo filter (entries expire). Boxed, as the sliding-window cuckoo filter: the
-    /// two largest kinds would otherwise make every `AnyFilter` 272 bytes instead of 120 (the
+    /// two largest kinds would otherwise make every `AnyFilter` 272 bytes instead of 136 (the
     /// overhead of each key in the Redis module).
     TtlCuckoo(Box<TtlCuckooFilter<ManualClock>>),
     /// A sliding-window cuckoo filter (members at registration epochs).
@@ -253,6 +253,19 @@ impl AnyFilter {
     /// The kind's [`Info::inserted`] count, without walking the tables.
     pub fn inserted(&self) -> u64 {
         each!(self, f => f.inserted())
+    }
+
+    /// How the kinds of the Bloom family derive their k indices ([`Indexing`]): `None` for
+    /// the kinds that have no such choice. A filter read from a file written before index
+    /// scheme 2 says [`Indexing::Unit`].
+    pub fn indexing(&self) -> Option<crate::hash::Indexing> {
+        match self {
+            AnyFilter::Bloom(f) => Some(f.indexing()),
+            AnyFilter::ScalableBloom(f) => Some(f.indexing()),
+            AnyFilter::SlidingWindowBloom(f) => Some(f.indexing()),
+            AnyFilter::AgingBloom(f) => Some(f.indexing()),
+            _ => None,
+        }
     }
 
     /// The kind.
