@@ -164,8 +164,59 @@ fn the_bounded_sums_agree_with_the_full_sum() {
             (blocked_fpr(n, 1 << 20, k), poisson),
             (blocked_fpr_exact(n, 1 << 20, k), binomial),
         ] {
-            let close = ((got - want) / want).abs() < 1e-12 || (got - want).abs() < 1e-13;
-            assert!(close, "n = {n}, k = {k}: {got} vs {want}");
+            // relative only: an absolute allowance would pass anything for the references
+            // below 1e-13 (λ = 0.001 at k ≥ 6), 0 included
+            let rel = ((got - want) / want).abs();
+            assert!(rel < 1e-12, "n = {n}, k = {k}: {got} vs {want} ({rel:.1e})");
         }
     }
+}
+
+/// 1 − e^(−x) and 1 − (1 − p)^g where x or p·g is tiny (helper-27): computed as −expm1, not
+/// as a difference that cancels. References from the series, to 1e-12 relative.
+#[test]
+fn tiny_rates_do_not_cancel() {
+    use amq::math::{bloom_size, fpr, fpr_exact};
+    let close = |got: f64, want: f64, what: &str| {
+        assert!(
+            (got / want - 1.0).abs() < 1e-12,
+            "{what}: {got} against {want}"
+        );
+    };
+    // one item, one probe, m = 2^62: ε = 1/m (was 0)
+    let m = 1u64 << 62;
+    close(fpr(1, m, 1), 1.0 / m as f64, "fpr(1, 2^62, 1)");
+    close(fpr_exact(1, m, 1), 1.0 / m as f64, "fpr_exact(1, 2^62, 1)");
+    // k = 7, n = 1000, m = 2^40: x = 7000/2^40, ε = (x − x²/2 + …)^7
+    let x = 7000.0 / (1u64 << 40) as f64;
+    close(
+        fpr(1000, 1 << 40, 7),
+        (x - x * x / 2.0).powi(7),
+        "fpr(1000, 2^40, 7)",
+    );
+    // the smallest m for ε = 1e-15 at k = 1 and n = 1000 is 1000/−ln(1 − 1e-15) ≈ 10^18
+    // (it was sized 5% short: 9.48·10^17 bits, ε 1.055e-15)
+    let (m, k) = bloom_size(1000, 1e-15, Some(1)).unwrap();
+    assert_eq!(k, 1);
+    assert!(fpr_exact(1000, m, 1) <= 1e-15);
+    assert!(
+        m > 999_999_999_999_990_000 && m < 1_000_000_000_000_010_000,
+        "{m}"
+    );
+    // cuckoo: 1 − (1 − 1/(2^32 − 1))^(8·0.95) ≈ 7.6/(2^32 − 1)
+    let p = 1.0 / (2f64.powi(32) - 1.0);
+    close(
+        amq::cuckoo::fpr_exact(32, 0.95),
+        7.6 * p - 7.6 * 6.6 / 2.0 * p * p,
+        "cuckoo f = 32",
+    );
+    assert!(amq::cuckoo::fpr(23, 1e-9) > 0.0);
+    // GCS: P + 1/(1 − e^(−2^P/M)) at 2^P/M tiny
+    let bits = amq::gcs::expected_bits_per_element(5, u32::MAX.into());
+    let x = 32.0 / f64::from(u32::MAX);
+    close(
+        bits,
+        5.0 + 1.0 / (x - x * x / 2.0 + x * x * x / 6.0),
+        "gcs bits",
+    );
 }

@@ -17,7 +17,8 @@ use crate::math::Target;
 /// ```
 pub fn fpr(fingerprint_bits: u32, load: f64) -> f64 {
     let p = libm::exp2(-f64::from(fingerprint_bits));
-    1.0 - libm::exp(2.0 * f64::from(SLOTS_PER_BUCKET) * load * libm::log1p(-p))
+    // 1 − (1 − p)^(2bα) as −expm1(2bα·log1p(−p)): exact at tiny loads and wide fingerprints
+    -libm::expm1(2.0 * f64::from(SLOTS_PER_BUCKET) * load * libm::log1p(-p))
 }
 
 /// [`fpr`] for this implementation's fingerprints, which are uniform over the 2^f − 1 non-zero
@@ -32,7 +33,7 @@ pub fn fpr(fingerprint_bits: u32, load: f64) -> f64 {
 /// ```
 pub fn fpr_exact(fingerprint_bits: u32, load: f64) -> f64 {
     let p = 1.0 / (libm::exp2(f64::from(fingerprint_bits)) - 1.0);
-    1.0 - libm::exp(2.0 * f64::from(SLOTS_PER_BUCKET) * load * libm::log1p(-p))
+    -libm::expm1(2.0 * f64::from(SLOTS_PER_BUCKET) * load * libm::log1p(-p))
 }
 
 /// The fingerprint width for a target ε: `f = ⌈log2(2b/ε)⌉` (Fan et al. 2014, §5.1, eq. 6),

@@ -14,7 +14,7 @@
 
 use super::{Params, MAX_P};
 use crate::error::{Error, Result};
-use libm::{ceil, exp, pow};
+use libm::{ceil, expm1, pow};
 
 /// The ratio M / 2^P that minimises the size for a given P (BIP158).
 pub const OPTIMAL_M_RATIO: f64 = 1.497137;
@@ -39,7 +39,7 @@ pub fn optimal_m(p: u8) -> u64 {
 /// ```
 pub fn expected_bits_per_element(p: u8, m: u64) -> f64 {
     let x = pow(2.0, f64::from(p)) / m.max(1) as f64;
-    f64::from(p) + 1.0 / (1.0 - exp(-x))
+    f64::from(p) + 1.0 / -expm1(-x)
 }
 
 /// A planned Golomb-coded set: the parameters and what they promise.

@@ -5,7 +5,7 @@
 //! a filter.
 
 use crate::error::{Error, Result};
-use libm::{exp, floor, log, log1p, pow, sqrt};
+use libm::{exp, expm1, floor, log, log1p, pow, sqrt};
 
 mod block_rate;
 mod blocked;
@@ -67,7 +67,8 @@ pub fn fpr(n: u64, m: u64, k: u32) -> f64 {
     if m == 0 {
         return 1.0;
     }
-    pow(1.0 - exp(-(k as f64) * n as f64 / m as f64), k as f64)
+    // 1 − e^(−x) as −expm1(−x): exact where kn/m is tiny (1 − exp cancels there)
+    pow(-expm1(-(k as f64) * n as f64 / m as f64), k as f64)
 }
 
 /// The exact-expectation form `ε = (1 − (1 − 1/m)^(k·n))^k`: the classic rate with the
@@ -77,7 +78,17 @@ pub fn fpr(n: u64, m: u64, k: u32) -> f64 {
 /// treats the k probed bits as independent, so it is an approximation for tiny m; the two forms
 /// agree to within O(k/m) relative error.
 pub fn fpr_exact(n: u64, m: u64, k: u32) -> f64 {
-    pow(1.0 - bit_zero_probability(n, m, k), k as f64)
+    if m == 0 {
+        return 1.0;
+    }
+    if n == 0 || k == 0 {
+        return 0.0;
+    }
+    // 1 − (1 − 1/m)^(kn) as −expm1(kn·log1p(−1/m)): exact where kn/m is tiny
+    pow(
+        -expm1(k as f64 * n as f64 * log1p(-1.0 / m as f64)),
+        k as f64,
+    )
 }
 
 /// The real-valued optimum `k = (m/n)·ln 2` (Broder and Mitzenmacher 2004, §2.1).
