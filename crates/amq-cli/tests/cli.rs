@@ -61,6 +61,24 @@ fn plan_reproduces_the_bloom_cuckoo_seed_table() {
 
 #[test]
 fn plan_fields_and_kinds() {
+    // --hashes without --kind plans the kinds that take that k (not the split block kind,
+    // whose k is 8, nor cuckoo)
+    let out = amq()
+        .args([
+            "plan", "--items", "1000", "--fpr", "0.01", "--hashes", "5", "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let kinds: Vec<String> = json_lines(&out.stdout)
+        .iter()
+        .map(|v| v["kind"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(kinds, ["bloom", "blocked-bloom"]);
     let v = plan_json(&["--items", "1000000", "--fpr", "0.01", "--kind", "bloom"]);
     for key in [
         "kind",

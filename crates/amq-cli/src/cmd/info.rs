@@ -7,9 +7,10 @@ use std::process::ExitCode;
 
 /// Show a filter's kind, shape, fill and estimated false-positive rate.
 ///
-/// Reads every kind of .amq file: Bloom, blocked Bloom and cuckoo filters, and the
-/// sliding-window, aging and negative-cache files (the same fields as
-/// `amq window|aging|negative info`).
+/// Reads every kind of .amq file: Bloom, blocked Bloom, split block Bloom and cuckoo filters,
+/// scalable and expandable chains, and the sliding-window Bloom, aging, negative-cache, TTL
+/// cuckoo and sliding-window cuckoo (RLN) files (the same fields as `amq window|aging|negative|
+/// ttl|rln info`).
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Example:
   amq info --json words.amq")]
@@ -19,8 +20,8 @@ pub struct Args {
     /// One JSON object.
     #[arg(long)]
     json: bool,
-    /// For an aging filter or a negative cache: the time in seconds since the Unix epoch
-    /// (default: the system clock).
+    /// For the kinds that read a clock (an aging filter by time, a negative cache, a TTL
+    /// cuckoo filter): the time in seconds since the Unix epoch (default: the system clock).
     #[arg(long)]
     now: Option<u64>,
 }
