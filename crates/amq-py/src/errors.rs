@@ -32,7 +32,8 @@ pub fn to_py_context(e: amq::Error, context: impl std::fmt::Display) -> PyErr {
     with_message(e, message)
 }
 
-fn with_message(e: amq::Error, message: String) -> PyErr {
+/// The Python exception for `e`, with `message`.
+pub(crate) fn with_message(e: amq::Error, message: String) -> PyErr {
     match e {
         amq::Error::Full { .. } => FilterFullError::new_err(message),
         amq::Error::OutOfMemory { .. } => PyMemoryError::new_err(message),

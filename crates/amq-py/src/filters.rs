@@ -67,10 +67,20 @@ fn insert_each(
     let (done, result) = py.detach(|| chunk.try_for_each(insert));
     *added += done;
     result.map_err(|e| {
-        to_py_context(
-            e,
-            format_args!("({added} items of the batch were added before it)"),
-        )
+        let at = *added + 1;
+        let context = format_args!(
+            "(item {at} of the batch: the {added} before it were processed, it and those after it \
+             were not)"
+        );
+        match e {
+            // the library's "nothing was added" speaks of the one item, not of the batch
+            amq::Error::Full { items, capacity } => {
+                let message =
+                    format!("filter is full ({items} items, capacity {capacity}) {context}");
+                crate::errors::with_message(amq::Error::Full { items, capacity }, message)
+            }
+            e => to_py_context(e, context),
+        }
     })
 }
 

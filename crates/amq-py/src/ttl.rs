@@ -98,8 +98,9 @@ filter_class!(PyTtl, ttl_from_bytes, same_bytes,
     /// Adds every item in order, each to live ``ttl`` seconds from ``now`` (GIL released).
     /// An error part-way stops it there, with exactly the items before it added: an object
     /// that is not an item, an iterable that raises, or an item the filter cannot take
-    /// (``amq.FilterFullError``, saying how many were added before it). Until it returns, any
-    /// call on the filter from another thread or from the iterable raises ``RuntimeError``.
+    /// (``amq.FilterFullError``, saying how many items of the batch came before it). Until it
+    /// returns, any call on the filter from another thread or from the iterable raises
+    /// ``RuntimeError``.
     #[pyo3(signature = (items, ttl = None, now = None))]
     fn add_many(
         &mut self,
