@@ -13,10 +13,11 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 /// (each after its length), 32 bytes.
 ///
 /// ``kind`` is ``"proof_state"``, ``"mint_quote"``, ``"melt_quote"`` or
-/// ``"blind_signature"``; ``id`` the 33-byte point (``Y`` or ``B_``, ``bytes``) or the quote
-/// ID (``str``, hashed verbatim, or its UTF-8 ``bytes``); ``state`` ``"UNSPENT"``,
-/// ``"PENDING"`` or ``"SPENT"`` (proof_state), ``"UNPAID"``, ``"PENDING"`` or ``"PAID"``
-/// (melt_quote), and ``""`` for the others. Raises ``ValueError`` for anything else.
+/// ``"blind_signature"``; ``id`` the 33-byte point (``Y`` or ``B_``, ``bytes``: a ``str``
+/// raises ``TypeError``, with a hint to ``bytes.fromhex``) or the quote ID (``str``, hashed
+/// verbatim, or its UTF-8 ``bytes``); ``state`` ``"UNSPENT"``, ``"PENDING"`` or ``"SPENT"``
+/// (proof_state), ``"UNPAID"``, ``"PENDING"`` or ``"PAID"`` (melt_quote), and ``""`` for the
+/// others. Raises ``ValueError`` for anything else.
 #[pyfunction]
 #[pyo3(signature = (kind, id, state = ""))]
 fn element<'py>(
@@ -26,9 +27,11 @@ fn element<'py>(
     state: &str,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let kind = Kind::parse(kind).py()?;
+    let point = matches!(kind, Kind::ProofState | Kind::BlindSignature);
     let id: Vec<u8> = match id.cast::<PyString>() {
-        Ok(s) => s.to_cow()?.as_bytes().to_vec(),
-        Err(_) => crate::items::with_bytes(id, "the id", <[u8]>::to_vec)?,
+        // a quote ID is text; a point as text is hex by mistake: with_bytes says so
+        Ok(s) if !point => s.to_cow()?.as_bytes().to_vec(),
+        _ => crate::items::with_bytes(id, "the id of a point (Y or B_)", <[u8]>::to_vec)?,
     };
     let e = Element::parse(kind, &id, state).py()?;
     Ok(PyBytes::new(py, &e.hash()))

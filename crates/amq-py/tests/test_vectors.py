@@ -292,3 +292,7 @@ def test_state_block_saturation_and_sizes():
         amq.cashu.StateBlock(27)
     with pytest.raises(ValueError, match="starts with 02 or 03"):
         amq.cashu.element("proof_state", bytes(33), "SPENT")
+    # a point's hex given as text: the hint, not "got 66 bytes"
+    for kind, state in [("proof_state", "SPENT"), ("blind_signature", "")]:
+        with pytest.raises(TypeError, match="bytes.fromhex"):
+            amq.cashu.element(kind, "02" + "11" * 32, state)
