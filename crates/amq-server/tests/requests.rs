@@ -132,6 +132,18 @@ fn a_spec_with_a_field_its_kind_does_not_take_is_refused() {
         None,
     );
     assert_eq!(status, 200, "{v}");
+    // an aging filter's generations default to 4, as in the CLI and the Redis module
+    let body = json!({"kind": "aging-bloom", "window_seconds": 3600, "items_per_generation": 1000, "fpr": 0.01});
+    let (status, v) = s.json("PUT", "/api/v1/filters/ag", Some(&body));
+    assert_eq!(status, 201, "{v}");
+    assert_eq!(v["generations"], 4, "{v}");
+    let (status, v) = s.json(
+        "GET",
+        "/api/v1/plan?kind=aging-bloom&window=1000&fpr=0.01",
+        None,
+    );
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["generations"], 4, "{v}");
 }
 
 #[test]

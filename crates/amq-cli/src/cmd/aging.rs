@@ -60,7 +60,7 @@ struct NewArgs {
     #[arg(long)]
     items_per_generation: Option<u64>,
     /// g, the generations (2..=64): more generations waste less window but cost bits.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = amq::window::DEFAULT_GENERATIONS)]
     generations: u32,
     /// The bound on the false-positive rate ε over all generations (0.01 or 1%).
     #[arg(long, value_parser = parse_fpr)]

@@ -15,8 +15,6 @@ use redis_module::{RedisError, RedisString};
 
 /// ε when no target is given.
 const DEFAULT_FPR: f64 = 0.01;
-/// g of an aging filter when none is given.
-const DEFAULT_GENERATIONS: u32 = 4;
 
 /// The options as given, before they make a spec.
 #[derive(Debug, Default)]
@@ -173,7 +171,7 @@ fn spec(kind: Kind, o: &Options) -> Result<Spec, RedisError> {
             window: o.window,
             window_seconds: o.ttl,
             items_per_generation: o.ttl.and(o.items),
-            generations: o.generations.unwrap_or(DEFAULT_GENERATIONS),
+            generations: o.generations.unwrap_or(amq::window::DEFAULT_GENERATIONS),
             fpr: fpr()?,
         },
         Kind::NegativeCache => Spec::NegativeCache {

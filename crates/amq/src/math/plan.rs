@@ -116,7 +116,12 @@ pub enum Spec {
         /// With `window_seconds`: the most items inserted per rotation interval.
         #[cfg_attr(feature = "serde", serde(default))]
         items_per_generation: Option<u64>,
-        /// g, the generations (2..=64).
+        /// g, the generations (2..=64; [`DEFAULT_GENERATIONS`](crate::window::DEFAULT_GENERATIONS)
+        /// when a serialised spec leaves it out).
+        #[cfg_attr(
+            feature = "serde",
+            serde(default = "crate::window::aging::default_generations")
+        )]
         generations: u32,
         /// The bound on ε over all generations.
         fpr: f64,

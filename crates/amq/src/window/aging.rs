@@ -15,6 +15,16 @@ mod encoding;
 /// The most generations an [`AgingBloom`] may have.
 pub const MAX_GENERATIONS: u32 = 64;
 
+/// The generations g when none are asked for (the CLI's, the Redis module's and the server's
+/// default): a remembered window of between 3/4 and all of the g periods.
+pub const DEFAULT_GENERATIONS: u32 = 4;
+
+/// [`DEFAULT_GENERATIONS`], for serde's `default`.
+#[cfg(feature = "serde")]
+pub(crate) fn default_generations() -> u32 {
+    DEFAULT_GENERATIONS
+}
+
 /// When an [`AgingBloom`] starts a new generation (clearing the oldest).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Rotation {

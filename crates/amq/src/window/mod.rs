@@ -10,10 +10,10 @@
 //! * [`AgingBloom`]: a ring of g generations that answers "seen within the last window" of
 //!   insertions or clock ticks.
 
-mod aging;
+pub(crate) mod aging;
 mod aging_plan;
 
-pub use aging::{AgingBloom, Rotation, MAX_GENERATIONS};
+pub use aging::{AgingBloom, Rotation, DEFAULT_GENERATIONS, MAX_GENERATIONS};
 pub(crate) use aging_plan::aging_shape;
 pub use params::{WindowParams, MAX_CHUNK_BITS, MAX_WINDOW_BITS, MAX_WINDOW_K};
 
