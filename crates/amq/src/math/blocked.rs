@@ -5,7 +5,7 @@ use super::block_rate::BlockRate;
 use super::{check_k, check_n_fpr, optimal_k, optimal_m, smallest, BLOCK_BITS};
 use crate::error::Result;
 use alloc::vec::Vec;
-use libm::{exp, floor, log1p, sqrt};
+use libm::{exp, expm1, floor, log1p, sqrt};
 
 /// False-positive rate of a block holding j items, k probes each, when probes may land on any
 /// of the block's 512 bits: `E[(X/512)^k]`, X the bits set ([`BlockRate`]).
@@ -263,6 +263,27 @@ pub fn blocked_size(n: u64, target: f64, k: Option<u32>) -> Result<(u64, u32)> {
     }
     let blocks = smallest(1, hi, ok);
     Ok((blocks, pick(blocks)))
+}
+
+/// The probability that a given bit of a blocked filter is still zero after n items: under
+/// the Poisson model of block loads (λ = n/blocks), `exp(λ·((1 − 1/512)^k − 1))`, the figure
+/// [`blocked_estimate_items`] inverts. Above the classic `(1 − 1/m)^(kn)`: items crowd into
+/// some blocks and leave others emptier.
+///
+/// # Example
+/// ```
+/// use amq::math::{bit_zero_probability, blocked_bit_zero_probability};
+/// let (n, blocks, k) = (20_000, 388, 6);
+/// let p = blocked_bit_zero_probability(n, blocks, k);
+/// assert!((p - 0.548199).abs() < 1e-6);
+/// assert!(p > bit_zero_probability(n, blocks * 512, k)); // 0.546588
+/// ```
+pub fn blocked_bit_zero_probability(n: u64, blocks: u64, k: u32) -> f64 {
+    if blocks == 0 {
+        return 0.0;
+    }
+    let per_item = expm1(k as f64 * log1p(-1.0 / BLOCK_BITS as f64));
+    exp(n as f64 / blocks as f64 * per_item)
 }
 
 /// Estimated number of items in a blocked filter with X of its m = 512·blocks bits set.

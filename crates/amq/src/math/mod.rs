@@ -13,7 +13,8 @@ mod blocked;
 #[cfg(test)]
 use blocked::block_fpr_given_load;
 pub use blocked::{
-    blocked_best_k, blocked_estimate_items, blocked_fpr, blocked_fpr_exact, blocked_size,
+    blocked_best_k, blocked_bit_zero_probability, blocked_estimate_items, blocked_fpr,
+    blocked_fpr_exact, blocked_size,
 };
 mod split_block;
 #[cfg(feature = "parquet")]

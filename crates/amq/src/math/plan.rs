@@ -3,8 +3,9 @@
 //! bindings all go through here, so they print the same fields under the same names.
 
 use super::{
-    best_k, bit_zero_probability, blocked_best_k, blocked_fpr, blocked_fpr_exact, blocked_size,
-    bloom_size, check_k, fpr, fpr_exact, optimal_k, BLOCK_BITS, BLOOM_MAX_K,
+    best_k, bit_zero_probability, blocked_best_k, blocked_bit_zero_probability, blocked_fpr,
+    blocked_fpr_exact, blocked_size, bloom_size, check_k, fpr, fpr_exact, optimal_k, BLOCK_BITS,
+    BLOOM_MAX_K,
 };
 use super::{Plan, PlanDetails, RotationUnit};
 use crate::error::{Error, Result};
@@ -507,8 +508,12 @@ pub fn bloom_plan(kind: Kind, n: u64, target: Target, k: Option<u32>) -> Result<
     } else {
         (fpr(n, m_bits, k), fpr_exact(n, m_bits, k))
     };
-    let (bit_zero_probability, optimal_k) =
-        (bit_zero_probability(n, m_bits, k), optimal_k(n, m_bits));
+    let bit_zero_probability = if blocked {
+        blocked_bit_zero_probability(n, m_bits / BLOCK_BITS, k)
+    } else {
+        bit_zero_probability(n, m_bits, k)
+    };
+    let optimal_k = optimal_k(n, m_bits);
     Ok(Plan {
         details: if blocked {
             PlanDetails::BlockedBloom {

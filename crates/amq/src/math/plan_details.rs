@@ -62,7 +62,10 @@ pub enum PlanDetails {
     },
     /// A blocked Bloom filter.
     BlockedBloom {
-        /// [`bit_zero_probability`](super::bit_zero_probability) over the whole table.
+        /// The probability a bit is still zero under the Poisson model of block loads,
+        /// [`blocked_bit_zero_probability`](super::blocked_bit_zero_probability) (the
+        /// classic `(1 − 1/m)^(kn)` is below it: 0.546588 against 0.548199 measured and
+        /// modelled at n = 20,000, 388 blocks, k = 6).
         bit_zero_probability: f64,
         /// The real-valued optimum `(m/n)·ln 2` of a classic filter of the same m.
         optimal_k: f64,
