@@ -200,7 +200,9 @@ impl ScalableBloomFilter {
     /// grow). Never above the asked ε.
     pub fn fpr_bound(&self) -> f64 {
         let links = if self.params.scaling { MAX_LINKS } else { 1 };
-        (0..links).map(|i| self.link_fpr(i)).sum()
+        let sum: f64 = (0..links).map(|i| self.link_fpr(i)).sum();
+        // the shares ε(1 − r)rⁱ sum to ε(1 − r^L) < ε; rounding may add an ulp above ε
+        sum.min(self.params.fpr)
     }
 
     /// The chain's rate under the model, with each link at its current count:

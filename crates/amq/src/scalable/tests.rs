@@ -36,6 +36,15 @@ fn links_grow_by_s_and_tighten_by_r() {
     assert_eq!(f.inserted(), 71);
     assert_eq!(f.capacity(), 150);
     assert!(f.fpr_bound() <= 0.01 && f.fpr_bound() > 0.0099);
+    // never above ε, rounding included (ε = 0.01, r = 0.1 summed to 0.010000000000000002)
+    for (fpr, tightening) in [(0.01, 0.1), (0.3, 0.1), (0.3, 0.3), (0.7, 0.1), (0.01, 0.5)] {
+        let p = ScalableParams {
+            tightening,
+            ..params(10, fpr)
+        };
+        let f = ScalableBloomFilter::new(p, 0).unwrap();
+        assert!(f.fpr_bound() <= fpr, "{fpr}, r = {tightening}: {}", f.fpr_bound());
+    }
 }
 
 #[test]
