@@ -10,16 +10,13 @@ use std::io::{self, BufRead, BufReader, Read, Seek};
 use std::path::{Path, PathBuf};
 
 /// Opens a file, or stdin for `-`.
-pub fn open(path: &Path) -> Result<Box<dyn BufRead>> {
-    if path == Path::new("-") {
-        Ok(Box::new(BufReader::with_capacity(
-            1 << 16,
-            io::stdin().lock(),
-        )))
+pub fn open(path: &Path) -> Result<BufReader<Box<dyn Read>>> {
+    let inner: Box<dyn Read> = if path == Path::new("-") {
+        Box::new(io::stdin().lock())
     } else {
-        let f = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-        Ok(Box::new(BufReader::with_capacity(1 << 16, f)))
-    }
+        Box::new(File::open(path).with_context(|| format!("cannot open {}", path.display()))?)
+    };
+    Ok(BufReader::with_capacity(1 << 16, inner))
 }
 
 /// Reads a whole file (or stdin for `-`) as bytes; memory it cannot get is an error, not an
@@ -115,20 +112,33 @@ fn shorten(s: &str) -> String {
 pub fn for_each_item(
     paths: &[PathBuf],
     hex: bool,
+    f: impl FnMut(&[u8]) -> Result<()>,
+) -> Result<()> {
+    for_each_item_or_wait(paths, hex, f, || Ok(()))
+}
+
+/// [`for_each_item`], calling `waiting` whenever the items read so far are all the input has
+/// sent (the next read would wait for more: a pipe fed slowly, a terminal), so that a caller
+/// that batches its answers can give them before it waits.
+pub fn for_each_item_or_wait(
+    paths: &[PathBuf],
+    hex: bool,
     mut f: impl FnMut(&[u8]) -> Result<()>,
+    mut waiting: impl FnMut() -> Result<()>,
 ) -> Result<()> {
     for path in paths_or_stdin(paths) {
-        items_of(open(&path)?, &path, hex, &mut f)?;
+        items_of(open(&path)?, &path, hex, &mut f, &mut waiting)?;
     }
     Ok(())
 }
 
 /// Calls `f` with every item (line) of one input.
-fn items_of(
-    mut reader: impl BufRead,
+fn items_of<R: Read>(
+    mut reader: BufReader<R>,
     path: &Path,
     hex: bool,
     f: &mut impl FnMut(&[u8]) -> Result<()>,
+    waiting: &mut impl FnMut() -> Result<()>,
 ) -> Result<()> {
     let mut line = Vec::with_capacity(256);
     let mut lineno = 0u64;
@@ -156,6 +166,10 @@ fn items_of(
             f(&bytes)?;
         } else {
             f(&line)?;
+        }
+        // nothing buffered: the next line needs a read, which may wait
+        if reader.buffer().is_empty() {
+            waiting()?;
         }
     }
 }
@@ -194,11 +208,12 @@ impl Rereadable {
     pub fn for_each_item(&self, hex: bool, mut f: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
         for (path, spool) in &self.sources {
             match spool {
-                None => items_of(open(path)?, path, hex, &mut f)?,
+                None => items_of(open(path)?, path, hex, &mut f, &mut || Ok(()))?,
                 Some(file) => {
                     let mut file = file.try_clone()?;
                     file.rewind()?;
-                    items_of(BufReader::with_capacity(1 << 16, file), path, hex, &mut f)?;
+                    let reader = BufReader::with_capacity(1 << 16, file);
+                    items_of(reader, path, hex, &mut f, &mut || Ok(()))?;
                 }
             }
         }

@@ -37,25 +37,28 @@ pub struct Args {
 /// Items per batched query.
 const CHUNK: usize = 1024;
 
-/// Runs `amq query`.
-pub fn run(a: Args) -> Result<ExitCode> {
-    let filter = super::load_filter(&a.filter)?;
-    filter.set_now(SystemClock.now());
-    let mut out = crate::output::stdout();
-    let mut selected = 0u64;
-    let mut total = 0u64;
-    let mut buf: Vec<Vec<u8>> = Vec::with_capacity(CHUNK);
-    let mut answers = vec![false; CHUNK];
-    let mut flush = |buf: &mut Vec<Vec<u8>>, out: &mut dyn Write| -> Result<()> {
-        let refs: Vec<&[u8]> = buf.iter().map(Vec::as_slice).collect();
-        let answers = &mut answers[..refs.len()];
+/// The items read and not yet answered, and the counts so far.
+struct Batch<W> {
+    items: Vec<Vec<u8>>,
+    answers: Vec<bool>,
+    selected: u64,
+    total: u64,
+    out: W,
+}
+
+impl<W: Write> Batch<W> {
+    /// Answers the items held and prints what is selected.
+    fn answer(&mut self, a: &Args, filter: &amq::AnyFilter) -> Result<()> {
+        let refs: Vec<&[u8]> = self.items.iter().map(Vec::as_slice).collect();
+        let answers = &mut self.answers[..refs.len()];
         filter
             .contains_batch(&refs, answers)
-            .map_err(|e| super::refused(&a.filter, &filter, e))?;
-        for (item, &maybe) in buf.iter().zip(answers.iter()) {
-            total += 1;
+            .map_err(|e| super::refused(&a.filter, filter, e))?;
+        let out = &mut self.out;
+        for (item, &maybe) in self.items.iter().zip(answers.iter()) {
+            self.total += 1;
             let pick = maybe != a.invert;
-            selected += u64::from(pick);
+            self.selected += u64::from(pick);
             if a.json {
                 let mut obj = serde_json::json!({ "maybe": maybe });
                 input::set_item(&mut obj, "item", item, a.hex);
@@ -70,27 +73,63 @@ pub fn run(a: Args) -> Result<ExitCode> {
                 out.write_all(b"\n")?;
             }
         }
-        buf.clear();
+        self.items.clear();
         Ok(())
-    };
-    input::for_each_item(&a.files, a.hex, |item| {
-        buf.push(item.to_vec());
-        if buf.len() == CHUNK {
-            flush(&mut buf, &mut out)?;
-        }
-        Ok(())
-    })?;
-    flush(&mut buf, &mut out)?;
+    }
+}
+
+/// Runs `amq query`.
+///
+/// Items are answered 1,024 at a time, and whenever the input pauses (a pipe fed line by line,
+/// `tail -f`): what was read is answered and printed before the next read waits. An input
+/// error (a line that is not hex) comes after the answers to the lines before it, as grep's.
+pub fn run(a: Args) -> Result<ExitCode> {
+    let filter = super::load_filter(&a.filter)?;
+    filter.set_now(SystemClock.now());
+    let batch = std::cell::RefCell::new(Batch {
+        items: Vec::with_capacity(CHUNK),
+        answers: vec![false; CHUNK],
+        selected: 0,
+        total: 0,
+        out: crate::output::stdout(),
+    });
+    let read = input::for_each_item_or_wait(
+        &a.files,
+        a.hex,
+        |item| {
+            let mut b = batch.borrow_mut();
+            b.items.push(item.to_vec());
+            if b.items.len() == CHUNK {
+                b.answer(&a, &filter)?;
+            }
+            Ok(())
+        },
+        || {
+            let mut b = batch.borrow_mut();
+            if !b.items.is_empty() && !a.count {
+                b.answer(&a, &filter)?;
+                b.out.flush()?;
+            }
+            Ok(())
+        },
+    );
+    let mut b = batch.into_inner();
+    b.answer(&a, &filter)?;
+    if let Err(e) = read {
+        b.out.flush()?;
+        return Err(e);
+    }
     if a.count {
+        let (selected, total) = (b.selected, b.total);
         if a.json {
             crate::output::json_line(
-                &mut out,
+                &mut b.out,
                 &serde_json::json!({"count": selected, "items": total}),
             )?;
         } else {
-            writeln!(out, "{selected}")?;
+            writeln!(b.out, "{selected}")?;
         }
     }
-    out.flush()?;
-    Ok(super::exit_all(selected > 0))
+    b.out.flush()?;
+    Ok(super::exit_all(b.selected > 0))
 }

@@ -43,7 +43,11 @@ fn links_grow_by_s_and_tighten_by_r() {
             ..params(10, fpr)
         };
         let f = ScalableBloomFilter::new(p, 0).unwrap();
-        assert!(f.fpr_bound() <= fpr, "{fpr}, r = {tightening}: {}", f.fpr_bound());
+        assert!(
+            f.fpr_bound() <= fpr,
+            "{fpr}, r = {tightening}: {}",
+            f.fpr_bound()
+        );
     }
 }
 
