@@ -256,10 +256,17 @@ mod tests {
 
     fn items(text: &[u8]) -> Vec<Vec<u8>> {
         let mut out = Vec::new();
-        items_of(text, Path::new("-"), false, &mut |item: &[u8]| {
+        let push = &mut |item: &[u8]| {
             out.push(item.to_vec());
             Ok(())
-        })
+        };
+        items_of(
+            BufReader::new(text),
+            Path::new("-"),
+            false,
+            push,
+            &mut || Ok(()),
+        )
         .unwrap();
         out
     }
