@@ -97,6 +97,13 @@ fn bloom_errors_exit_2() {
         .args(["eth", "bloom", "/nonexistent/receipts.json"])
         .assert()
         .code(2);
+    // text that is not JSON says so, not only serde's "expected ident"
+    amq()
+        .args(["eth", "bloom"])
+        .write_stdin("not json")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("-: not JSON (a log, receipt or block"));
 }
 
 // ------------------------------------------------------------------------------------------

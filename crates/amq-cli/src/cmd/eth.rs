@@ -68,7 +68,21 @@ pub struct BloomArgs {
 }
 
 fn read_entries(path: &Path) -> Result<Entries> {
-    super::load(path, |bytes| serde_json::from_slice(bytes))
+    let bytes = crate::input::read_all(path)?;
+    entries_of(&bytes).with_context(|| path.display().to_string())
+}
+
+/// The entries of one JSON text; text that is not JSON at all says so, beside serde's place.
+fn entries_of(text: &[u8]) -> Result<Entries> {
+    serde_json::from_slice(text).map_err(|e| {
+        if e.is_syntax() || e.is_eof() {
+            anyhow::anyhow!(
+                "not JSON (a log, receipt or block, an array of them, or a JSON-RPC response): {e}"
+            )
+        } else {
+            e.into()
+        }
+    })
 }
 
 fn bloom(a: BloomArgs) -> Result<ExitCode> {
@@ -268,7 +282,7 @@ fn scan(a: ScanArgs) -> Result<ExitCode> {
             continue;
         }
         let at = || format!("{}:{}", a.input.display(), lineno + 1);
-        let entries: Entries = serde_json::from_str(&line).with_context(at)?;
+        let entries = entries_of(line.as_bytes()).with_context(at)?;
         for e in &entries.0 {
             let Some(maybe) = e.may_contain(&inputs) else {
                 bail!("{}: {e} has no logsBloom", at());

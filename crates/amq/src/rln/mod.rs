@@ -120,11 +120,18 @@ pub(crate) fn check(epoch_items: u64, fingerprint_bits: u32, log2_buckets: u32) 
             alloc::format!("must be at most {MAX_LOG2_BUCKETS}, got {log2_buckets}"),
         ));
     }
-    if epoch_items == 0 || epoch_items > u64::from(SLOTS) << log2_buckets {
+    if epoch_items == 0 {
+        return Err(Error::invalid(
+            "epoch_items",
+            "an epoch takes at least 1 registration, got 0",
+        ));
+    }
+    if epoch_items > u64::from(SLOTS) << log2_buckets {
         return Err(Error::invalid(
             "epoch_items",
             alloc::format!(
-                "must be between 1 and the {} slots of an epoch, got {epoch_items}",
+                "must be at most the {} slots of an epoch's table (2^{log2_buckets} buckets \
+                 of {SLOTS}), got {epoch_items}",
                 u64::from(SLOTS) << log2_buckets
             ),
         ));
