@@ -103,7 +103,9 @@ fn bloom_errors_exit_2() {
         .write_stdin("not json")
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("-: not JSON (a log, receipt or block"));
+        .stderr(predicate::str::contains(
+            "-: not JSON (a log, receipt or block",
+        ));
 }
 
 // ------------------------------------------------------------------------------------------
