@@ -4,7 +4,10 @@
 //! `AMQ_TEST_BIN=/path/to/amq` runs these tests against another build of the binary (how the
 //! fixes were shown to be needed: the old binary fails them).
 
+mod common;
+
 use assert_cmd::Command;
+use common::names_in;
 use std::fs;
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -58,15 +61,6 @@ fn info(path: &Path) -> serde_json::Value {
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn names_in(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
 }
 
 /// A cuckoo filter of 300,000 items (0.6 MB) in `dir`, the items 1..=300000.

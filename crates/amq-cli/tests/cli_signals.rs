@@ -5,20 +5,12 @@
 
 mod common;
 
+use common::names_in;
 use std::fs;
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn names_in(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
-}
 
 /// Starts `amq args…` in `dir` with its write paused for `pause_ms` (started by `sh` with
 /// `trap '' SIGNAL` for each of `ignore` first), waits for its temporary file to appear,

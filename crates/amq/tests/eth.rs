@@ -2,6 +2,10 @@
 //! alloy-primitives, and properties (no false negatives, hex and byte round trips).
 #![cfg(feature = "eth")]
 
+#[path = "common/eth.rs"]
+mod eth_common;
+use eth_common::{entry, vector};
+
 use alloy_primitives::{Address, Bloom, BloomInput, B256};
 use amq::formats::eth::{
     hex_array, keccak256, scan, Block, Entries, Entry, InputBits, Log, LogsBloom, LogsBloomIndex,
@@ -10,21 +14,8 @@ use amq::formats::eth::{
 use proptest::prelude::*;
 use serde_json::Value;
 
-fn vector(name: &str) -> Value {
-    let path = format!(
-        "{}/../../tests/vectors/ethereum/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    serde_json::from_str(&text).unwrap()
-}
-
 fn bloom_of(v: &Value) -> LogsBloom {
     LogsBloom::from_hex(v.as_str().expect("a logsBloom string")).unwrap()
-}
-
-fn entry(v: &Value) -> Entry {
-    serde_json::from_value(v.clone()).unwrap_or_else(|e| panic!("{e}: {v}"))
 }
 
 // ------------------------------------------------------------------------------------------

@@ -2,21 +2,12 @@
 //! its receipts, and the errors that name what is wrong.
 #![cfg(feature = "eth")]
 
+#[path = "common/eth.rs"]
+mod eth_common;
+use eth_common::{entry, vector};
+
 use amq::formats::eth::{Entries, Entry};
 use serde_json::Value;
-
-fn vector(name: &str) -> Value {
-    let path = format!(
-        "{}/../../tests/vectors/ethereum/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    serde_json::from_str(&text).unwrap()
-}
-
-fn entry(v: &Value) -> Entry {
-    serde_json::from_value(v.clone()).unwrap_or_else(|e| panic!("{e}: {v}"))
-}
 
 #[test]
 fn json_shapes_one_array_envelope_block() {

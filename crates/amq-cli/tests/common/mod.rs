@@ -119,3 +119,13 @@ pub fn assert_merge_is_union(
     assert_eq!(std::fs::read(&merged).unwrap(), std::fs::read(&ab).unwrap());
     (a, a_in)
 }
+
+/// The names in `dir`, sorted.
+pub fn names_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
