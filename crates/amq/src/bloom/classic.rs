@@ -55,9 +55,11 @@ fn set<const K: u32>(bits: &mut BitVec, h: u128, k: u32, ix: Indexing) -> bool {
 /// The classic Bloom filter: m bits, k hash functions, any m ≥ 1.
 ///
 /// An item is hashed once with XXH3-128 (the filter's seed); its k bit indices come from
-/// enhanced double hashing over the two 64-bit halves, modulo m ([`Indexing::Hashed`],
-/// [`hash::bloom_indices`](crate::hash::bloom_indices)). A file written before that scheme
-/// (no index-scheme parameter) keeps the one it was built with ([`Indexing::Unit`]).
+/// enhanced double hashing over the two 64-bit halves, each index scaled to `[0, m)` with
+/// Lemire's multiply-shift, the cubic term's multiplier taken from the hash
+/// ([`Indexing::Hashed`], [`hash::bloom_indices`](crate::hash::bloom_indices)). A file written
+/// before that scheme (no index-scheme parameter) keeps the one it was built with
+/// ([`Indexing::Unit`]).
 /// (B. H. Bloom, "Space/Time Trade-offs in Hash Coding with Allowable Errors", CACM 13(7), 1970.)
 ///
 /// # Example
@@ -404,7 +406,8 @@ impl BloomFilter {
         }
     }
 
-    /// This filter, emptied, with `indexing` (a chain's new link takes the chain's).
+    /// This filter with `indexing`; for a new, empty filter only (a chain's new link takes
+    /// the chain's scheme), as the bits already set follow the old one.
     pub(crate) fn with_indexing(mut self, indexing: Indexing) -> Self {
         self.indexing = indexing;
         self
