@@ -255,9 +255,10 @@ impl AnyFilter {
         each!(self, f => f.inserted())
     }
 
-    /// How the kinds of the Bloom family derive their k indices ([`Indexing`]): `None` for
-    /// the kinds that have no such choice. A filter read from a file written before index
-    /// scheme 2 says [`Indexing::Unit`].
+    /// How the kinds of the Bloom family derive their k indices
+    /// ([`Indexing`](crate::hash::Indexing)): `None` for the kinds that have no such choice.
+    /// A filter read from a file written before index scheme 2 says
+    /// [`Indexing::Unit`](crate::hash::Indexing::Unit).
     pub fn indexing(&self) -> Option<crate::hash::Indexing> {
         match self {
             AnyFilter::Bloom(f) => Some(f.indexing()),
