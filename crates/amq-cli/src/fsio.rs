@@ -14,8 +14,9 @@
 //!   Nor does one when SIGINT, SIGTERM or SIGHUP ends the process mid-write: it is removed
 //!   and the process then dies of the signal as it would have (the shell sees the same
 //!   status; on Linux, a signal the process was started ignoring stays ignored, as under
-//!   `nohup`; elsewhere the signals are left alone). Only what no process can catch (SIGKILL, a crash, a power failure) can leave a
-//!   `.NAME.XXXXXX.tmp` beside the target, which is intact; such a file can be deleted.
+//!   `nohup`; elsewhere the signals are left alone). Only what no process can catch
+//!   (SIGKILL, a crash, a power failure) can leave the temporary file, `.NAME.` then six
+//!   random characters then `.tmp`, beside the target, which is intact; it can be deleted.
 //! * [`Update`] is a read-modify-write of a filter file (`remove`, `window insert`, ...): it
 //!   takes an exclusive advisory lock on the file before the caller reads it and keeps it until
 //!   the new contents have replaced it, so concurrent writers run one after the other and no
@@ -301,6 +302,7 @@ mod signals {
     fn watch() {
         static WATCH: Once = Once::new();
         WATCH.call_once(|| {
+            let ignored = ignored_signals();
             let watched = [SIGINT, SIGTERM, SIGHUP]
                 .into_iter()
                 .filter(|&s| !ignored(s));
@@ -324,18 +326,17 @@ mod signals {
         });
     }
 
-    /// Whether the process ignores `signal`, from Linux's `/proc/self/status` (`SigIgn`, a hex
-    /// mask whose bit s − 1 is signal s). Where that cannot be read, every signal counts as
-    /// ignored, so none is taken over.
-    fn ignored(signal: i32) -> bool {
-        let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
-            return true;
-        };
-        let mask = status
-            .lines()
-            .find_map(|l| l.strip_prefix("SigIgn:"))
-            .and_then(|m| u64::from_str_radix(m.trim(), 16).ok());
-        mask.is_none_or(|m| (m >> (signal - 1)) & 1 == 1)
+    /// Which signals the process ignores, from Linux's `/proc/self/status` (`SigIgn`, a hex
+    /// mask whose bit s − 1 is signal s), read once. Where that cannot be read, every signal
+    /// counts as ignored, so none is taken over.
+    fn ignored_signals() -> impl Fn(i32) -> bool {
+        let mask = std::fs::read_to_string("/proc/self/status")
+            .ok()
+            .and_then(|status| {
+                let m = status.lines().find_map(|l| l.strip_prefix("SigIgn:"))?;
+                u64::from_str_radix(m.trim(), 16).ok()
+            });
+        move |signal| mask.is_none_or(|m| (m >> (signal - 1)) & 1 == 1)
     }
 
     /// A temporary file registered for removal on a signal until [`InFlight::done`].

@@ -23,6 +23,7 @@
 //! this layout or to a kind's parameters, payload or hashing.
 
 use crate::error::{Error, Result};
+use crate::hash::Indexing;
 use alloc::vec::Vec;
 
 /// The four magic bytes, `AMQ\0`.
@@ -173,14 +174,20 @@ pub struct Container<'a> {
 }
 
 impl<'a> Container<'a> {
-    /// As [`expect`](Self::expect) for a kind whose newer files add parameter words: `min`
-    /// to `max` of them.
+    /// As [`expect`](Self::expect) for a kind of the Bloom family whose files since index
+    /// scheme 2 add its word after their `n` older parameters ([`encode_indexed`]): the `n`
+    /// words and the scheme, [`Indexing::Unit`] for a file without the word.
     ///
     /// # Errors
-    /// As [`expect`](Self::expect), with the count outside `min..=max`.
-    pub fn expect_between(&self, kind: Kind, min: usize, max: usize) -> Result<&[u64]> {
-        let n = self.params.len().clamp(min, max);
-        self.expect(kind, n)
+    /// As [`expect`](Self::expect), with neither `n` nor `n + 1` words; [`Error::Corrupt`] for
+    /// an unknown scheme.
+    pub(crate) fn expect_indexed(&self, kind: Kind, n: usize) -> Result<(&[u64], Indexing)> {
+        let p = self.expect(kind, self.params.len().clamp(n, n + 1))?;
+        let indexing = match p.get(n) {
+            None => Indexing::Unit,
+            Some(&w) => Indexing::from_word(w)?,
+        };
+        Ok((&p[..n], indexing))
     }
 
     /// Checks the kind and the number of parameter words, and returns the parameters.
@@ -210,6 +217,25 @@ impl<'a> Container<'a> {
 
 fn payload_offset(params: usize) -> usize {
     (HEADER_LEN + 8 * params).next_multiple_of(PAYLOAD_ALIGN)
+}
+
+/// [`encode`] for a kind of the Bloom family: `params`, then the index scheme's word, which a
+/// filter of [`Indexing::Unit`] leaves out, so that a file read without it is written back
+/// as it was ([`Container::expect_indexed`] reads both).
+pub(crate) fn encode_indexed(
+    kind: Kind,
+    params: &[u64],
+    indexing: Indexing,
+    payload: &[u8],
+) -> Vec<u8> {
+    match indexing {
+        Indexing::Unit => encode(kind, params, payload),
+        Indexing::Hashed => {
+            let mut all = params.to_vec();
+            all.push(indexing as u64);
+            encode(kind, &all, payload)
+        }
+    }
 }
 
 /// Encodes a container.

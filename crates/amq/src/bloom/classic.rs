@@ -362,18 +362,12 @@ impl BloomFilter {
     /// out, so that an old file is written back as it was; payload ⌈m/64⌉ little-endian
     /// 64-bit words).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let params = [
-            self.m(),
-            u64::from(self.k),
-            self.seed,
-            self.inserted,
-            self.indexing as u64,
-        ];
-        let params = match self.indexing {
-            Indexing::Unit => &params[..4],
-            Indexing::Hashed => &params[..],
-        };
-        wire::encode(Kind::Bloom, params, &self.bits.to_le_bytes())
+        wire::encode_indexed(
+            Kind::Bloom,
+            &[self.m(), u64::from(self.k), self.seed, self.inserted],
+            self.indexing,
+            &self.bits.to_le_bytes(),
+        )
     }
 
     /// Decodes an `.amq` file written by [`to_bytes`](Self::to_bytes).
@@ -414,12 +408,8 @@ impl BloomFilter {
     }
 
     pub(crate) fn from_container(c: &wire::Container<'_>) -> Result<Self> {
-        let p = c.expect_between(Kind::Bloom, 4, 5)?;
+        let (p, indexing) = c.expect_indexed(Kind::Bloom, 4)?;
         let (m, k, seed, inserted) = (p[0], p[1], p[2], p[3]);
-        let indexing = match p.get(4) {
-            None => Indexing::Unit,
-            Some(&w) => Indexing::from_word(w)?,
-        };
         if m == 0 || k == 0 || k > u64::from(math::BLOOM_MAX_K) {
             return Err(Error::corrupt(
                 24,

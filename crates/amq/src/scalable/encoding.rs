@@ -3,7 +3,6 @@
 use super::{ScalableBloomFilter, ScalableParams, MAX_LINKS};
 use crate::bits::{le_bytes_to_words, BitVec};
 use crate::error::{Error, Result};
-use crate::hash::Indexing;
 use crate::wire::{self, Kind};
 use crate::BloomFilter;
 use alloc::vec::Vec;
@@ -41,7 +40,6 @@ impl ScalableBloomFilter {
             }
             payload.extend_from_slice(&l.bits().to_le_bytes());
         }
-        let indexing = self.indexing();
         let params = [
             p.capacity,
             p.fpr.to_bits(),
@@ -50,14 +48,8 @@ impl ScalableBloomFilter {
             u64::from(!p.scaling),
             self.seed,
             self.links.len() as u64,
-            indexing as u64,
         ];
-        // a chain of the old index scheme is written back as it was, without the word
-        let params = match indexing {
-            Indexing::Unit => &params[..7],
-            Indexing::Hashed => &params[..],
-        };
-        wire::encode(Kind::ScalableBloom, params, &payload)
+        wire::encode_indexed(Kind::ScalableBloom, &params, self.indexing(), &payload)
     }
 
     /// Decodes an `.amq` file written by [`to_bytes`](Self::to_bytes).
@@ -75,11 +67,7 @@ impl ScalableBloomFilter {
     }
 
     pub(crate) fn from_container(c: &wire::Container<'_>) -> Result<Self> {
-        let p = c.expect_between(Kind::ScalableBloom, 7, 8)?;
-        let indexing = match p.get(7) {
-            None => Indexing::Unit,
-            Some(&w) => Indexing::from_word(w)?,
-        };
+        let (p, indexing) = c.expect_indexed(Kind::ScalableBloom, 7)?;
         let bad = |what: alloc::string::String| Error::corrupt(24, what);
         if p[2] > u64::from(u32::MAX) || p[4] > 1 {
             return Err(bad(alloc::format!(

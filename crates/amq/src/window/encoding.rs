@@ -37,15 +37,11 @@ impl SlidingWindowBloom {
             self.next,
             self.inserted,
             self.archive.len() as u64,
-            self.indexing as u64,
         ];
-        let params = match self.indexing {
-            Indexing::Unit => &params[..8],
-            Indexing::Hashed => &params[..],
-        };
-        wire::encode(
+        wire::encode_indexed(
             Kind::SlidingWindowBloom,
-            params,
+            &params,
+            self.indexing,
             &crate::bits::words_to_le_bytes(&words),
         )
     }
@@ -66,11 +62,7 @@ impl SlidingWindowBloom {
     }
 
     pub(crate) fn from_container(c: &wire::Container<'_>) -> Result<Self> {
-        let p = c.expect_between(Kind::SlidingWindowBloom, 8, 9)?;
-        let indexing = match p.get(8) {
-            None => Indexing::Unit,
-            Some(&w) => Indexing::from_word(w)?,
-        };
+        let (p, indexing) = c.expect_indexed(Kind::SlidingWindowBloom, 8)?;
         let k = u32::try_from(p[3]).unwrap_or(0);
         let params = WindowParams {
             window_bits: p[0],

@@ -3,7 +3,6 @@
 use super::{check, group_bits, lane_mask, AgingBloom, Rotation};
 use crate::clock::{Clock, NoClock};
 use crate::error::{Error, Result};
-use crate::hash::Indexing;
 use crate::wire::{self, Kind};
 use alloc::vec::Vec;
 
@@ -12,10 +11,10 @@ impl<C: Clock> AgingBloom<C> {
     ///
     /// Kind 5; parameters m, k, g, seed, rotation (0 count, 1 time), its period (c or Δ),
     /// the current generation, the epoch, inserted, and the index scheme (2 for
-    /// [`Indexing::Hashed`]; left out for [`Indexing::Unit`], so an old file is written back
-    /// as it was); payload: the g per-generation counts,
-    /// then ⌈m·G/64⌉ words of groups (bit j of the G-bit group i is bit i of generation j);
-    /// all little-endian.
+    /// [`Indexing::Hashed`](crate::hash::Indexing::Hashed); left out for
+    /// [`Indexing::Unit`](crate::hash::Indexing::Unit), so an old file is written back as it
+    /// was); payload: the g per-generation counts, then ⌈m·G/64⌉ words of groups (bit j of
+    /// the G-bit group i is bit i of generation j); all little-endian.
     pub fn to_bytes(&self) -> Vec<u8> {
         let (kind, period) = match self.rotation {
             Rotation::Count(c) => (0, c),
@@ -33,15 +32,11 @@ impl<C: Clock> AgingBloom<C> {
             u64::from(self.current),
             self.epoch,
             self.inserted,
-            self.indexing as u64,
         ];
-        let params = match self.indexing {
-            Indexing::Unit => &params[..9],
-            Indexing::Hashed => &params[..],
-        };
-        wire::encode(
+        wire::encode_indexed(
             Kind::AgingBloom,
-            params,
+            &params,
+            self.indexing,
             &crate::bits::words_to_le_bytes(&words),
         )
     }
@@ -64,11 +59,7 @@ impl AgingBloom<NoClock> {
     }
 
     pub(crate) fn from_container(c: &wire::Container<'_>) -> Result<Self> {
-        let p = c.expect_between(Kind::AgingBloom, 9, 10)?;
-        let indexing = match p.get(9) {
-            None => Indexing::Unit,
-            Some(&w) => Indexing::from_word(w)?,
-        };
+        let (p, indexing) = c.expect_indexed(Kind::AgingBloom, 9)?;
         let small = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
         let (m, k, g, seed) = (p[0], small(p[1]), small(p[2]), p[3]);
         let rotation = match p[4] {
