@@ -261,12 +261,10 @@ fn replace(path: &Path, old: Option<&fs::Metadata>, bytes: &[u8]) -> Result<()> 
         // 0666 less the umask, as any new file
         builder.permissions(fs::Permissions::from_mode(0o666));
     }
-    let mut tmp = builder
-        .tempfile_in(dir)
+    // from its creation on, an error drops `tmp`, which deletes the temporary file, and a
+    // signal that ends the process deletes it too
+    let (mut tmp, in_flight) = signals::InFlight::create(|| builder.tempfile_in(dir))
         .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-    // from here on, an error drops `tmp`, which deletes the temporary file, and a signal
-    // that ends the process deletes it too
-    let in_flight = signals::InFlight::new(tmp.path());
     let fail =
         |e: io::Error| anyhow::Error::new(e).context(format!("cannot write {}", path.display()));
     if let Some(old) = old {
@@ -285,8 +283,10 @@ fn replace(path: &Path, old: Option<&fs::Metadata>, bytes: &[u8]) -> Result<()> 
 #[cfg(unix)]
 mod signals {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    use std::path::{Path, PathBuf};
+    use std::io;
+    use std::path::PathBuf;
     use std::sync::{Mutex, MutexGuard, Once, PoisonError};
+    use tempfile::NamedTempFile;
 
     /// The temporary file being written, if any.
     static IN_FLIGHT: Mutex<Option<PathBuf>> = Mutex::new(None);
@@ -343,10 +343,17 @@ mod signals {
     pub(super) struct InFlight(());
 
     impl InFlight {
-        pub(super) fn new(path: &Path) -> InFlight {
+        /// Creates the temporary file (`create`) and registers it, the signals already
+        /// watched: a signal during the creation waits for the registration, then removes
+        /// the file.
+        pub(super) fn create(
+            create: impl FnOnce() -> io::Result<NamedTempFile>,
+        ) -> io::Result<(NamedTempFile, InFlight)> {
             watch();
-            *in_flight() = Some(path.to_path_buf());
-            InFlight(())
+            let mut file = in_flight();
+            let tmp = create()?;
+            *file = Some(tmp.path().to_path_buf());
+            Ok((tmp, InFlight(())))
         }
 
         /// Runs `rename` (which gives the temporary file its final name) with no removal
@@ -368,13 +375,16 @@ mod signals {
 
 #[cfg(not(unix))]
 mod signals {
-    use std::path::Path;
+    use std::io;
+    use tempfile::NamedTempFile;
 
     pub(super) struct InFlight(());
 
     impl InFlight {
-        pub(super) fn new(_: &Path) -> InFlight {
-            InFlight(())
+        pub(super) fn create(
+            create: impl FnOnce() -> io::Result<NamedTempFile>,
+        ) -> io::Result<(NamedTempFile, InFlight)> {
+            Ok((create()?, InFlight(())))
         }
         pub(super) fn done<T>(self, rename: impl FnOnce() -> T) -> T {
             rename()
