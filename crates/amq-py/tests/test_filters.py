@@ -136,6 +136,28 @@ def test_info_has_the_common_fields(kind):
     assert info["bytes"] == f.size_bytes
 
 
+# A sliding-window Bloom file of index scheme 1, as amq wrote it before scheme 2 (pinned in
+# crates/amq/tests/schema/pinned.rs, PINNED_WINDOW_V1_FILE).
+WINDOW_SCHEME_1 = bytes.fromhex(
+    "414d51000100040008000000000000005000000000000000000100000000000040000000000000000200000000000000"
+    "03000000000000002a000000000000000500000000000000050000000000000002000000000000000000000000000000"
+    "000000000000000000000000000000000000000000000000000000000000000000000800008000000000000000000040"
+    "400000000008100000104008000000000000000000000000030000000000000000000000020040100100000000000000"
+    "030000000000000020000000000002015f3fb025968de0de"
+)
+
+
+def test_info_names_the_index_scheme():
+    for kind in ["bloom", "aging"]:
+        assert make(kind).info()["index_scheme"] == 2, kind
+    for kind in ["blocked", "split", "cuckoo", "negative"]:
+        assert "index_scheme" not in make(kind).info(), kind
+    old = amq.load(WINDOW_SCHEME_1)
+    assert old.info()["kind"] == "sliding-window-bloom"
+    assert old.info()["index_scheme"] == 1
+    assert old.to_bytes() == WINDOW_SCHEME_1
+
+
 def test_bloom_shape_union_intersect_clear():
     f = amq.BloomFilter.with_fpr(1_000_000, 0.01)
     assert (f.m_bits, f.k) == (9_592_955, 7)

@@ -104,6 +104,14 @@ fn restore_and_dump_every_kind_byte_for_byte() {
             field(&info, "kind"),
             Value::BulkString(f.kind().name().into())
         );
+        if let Some(scheme) = f.indexing() {
+            assert_eq!(
+                int(&field(&info, "index_scheme")),
+                i64::from(u8::from(scheme)),
+                "{:?}",
+                f.kind()
+            );
+        }
         match f {
             AnyFilter::SlidingWindowBloom(_) => {
                 let v = ok(&mut c, &format!("AMQ.EXISTS {key} POSITION 0 item0"));

@@ -48,6 +48,7 @@ fn bloom_file_bytes_are_pinned() {
     }
     assert_eq!(f.indexing(), Indexing::Hashed);
     let bytes = f.to_bytes();
+    assert_eq!(info_index_scheme(&bytes), Indexing::Hashed);
     // the fifth parameter word: index scheme 2
     let head = header(1, &[100, 3, 7, 3, 2], 16);
     assert_eq!(hex(&bytes[..64]), hex(&head));
@@ -69,6 +70,7 @@ fn bloom_files_of_the_first_index_scheme_still_read() {
     old.extend(unhex(PINNED_BLOOM_V1_CHECKSUM));
     let f = BloomFilter::from_bytes(&old).unwrap();
     assert_eq!(f.indexing(), Indexing::Unit);
+    assert_eq!(info_index_scheme(&old), Indexing::Unit);
     assert_eq!(
         hex(&spec_bloom_bits_unit(
             &["apple", "banana", "cherry"],
@@ -93,6 +95,26 @@ fn bloom_files_of_the_first_index_scheme_still_read() {
     bad.extend(sum.to_le_bytes());
     let e = BloomFilter::from_bytes(&bad).unwrap_err().to_string();
     assert!(e.contains("unknown index scheme 3"), "{e}");
+}
+
+/// The index scheme a file's [`amq::Info`] reports, checked against its JSON's
+/// `index_scheme` (the number 1 or 2) when the library has serde.
+fn info_index_scheme(bytes: &[u8]) -> Indexing {
+    use amq::Details;
+    let info = amq::AnyFilter::from_bytes(bytes).unwrap().info();
+    let scheme = match &info.details {
+        Details::Bloom { index_scheme }
+        | Details::ScalableBloom { index_scheme, .. }
+        | Details::SlidingWindowBloom { index_scheme, .. }
+        | Details::AgingBloom { index_scheme, .. } => *index_scheme,
+        other => panic!("no index scheme in {other:?}"),
+    };
+    #[cfg(feature = "serde")]
+    assert_eq!(
+        serde_json::to_value(&info).unwrap()["index_scheme"],
+        u8::from(scheme)
+    );
+    scheme
 }
 
 fn unhex(s: &str) -> Vec<u8> {
@@ -241,6 +263,8 @@ fn sliding_window_file_bytes_are_pinned() {
     let old = unhex(PINNED_WINDOW_V1_FILE);
     let f = SlidingWindowBloom::from_bytes(&old).unwrap();
     assert_eq!(f.indexing(), Indexing::Unit);
+    assert_eq!(info_index_scheme(&old), Indexing::Unit);
+    assert_eq!(info_index_scheme(&bytes), Indexing::Hashed);
     for (position, x) in ["a", "b", "c", "d", "e"].into_iter().enumerate() {
         assert!(f.contains(x, position as u64), "{x}");
     }
@@ -265,6 +289,8 @@ fn aging_bloom_file_bytes_are_pinned() {
     let old = unhex(PINNED_AGING_V1_FILE);
     let f = AgingBloom::from_bytes(&old).unwrap();
     assert_eq!(f.indexing(), Indexing::Unit);
+    assert_eq!(info_index_scheme(&old), Indexing::Unit);
+    assert_eq!(info_index_scheme(&bytes), Indexing::Hashed);
     assert!(["b", "c"].iter().all(|x| f.contains(x)));
     assert_eq!(f.to_bytes(), old);
 }
@@ -396,6 +422,7 @@ fn scalable_files_of_the_first_index_scheme_still_read() {
     let old = unhex(PINNED_SCALABLE_V1_FILE);
     let mut f = ScalableBloomFilter::from_bytes(&old).unwrap();
     assert_eq!(f.indexing(), Indexing::Unit);
+    assert_eq!(info_index_scheme(&old), Indexing::Unit);
     for item in ["apple", "banana", "cherry"] {
         assert!(f.contains(item), "{item}");
     }

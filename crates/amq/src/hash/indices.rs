@@ -7,9 +7,12 @@ use super::{reduce, GOLDEN_GAMMA};
 /// in 64-bit space, each sum scaled to `[0, m)` with [`reduce`]. With `x₀ = low64(h)`,
 /// `y₀ = high64(h)`, index i is `reduce(xᵢ, m)`, where `xᵢ = xᵢ₋₁ + yᵢ₋₁` and
 /// `yᵢ = yᵢ₋₁ + i·c` (wrapping, mod 2⁶⁴). The two schemes differ in c.
+///
+/// A file names the scheme by its number (1 or 2), and so does [`Info`](crate::Info)'s
+/// `index_scheme` (as JSON, feature `serde`, the number).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+#[cfg_attr(feature = "serde", serde(into = "u8", try_from = "u8"))]
 pub enum Indexing {
     /// c = 1: what files without an index-scheme parameter use (amq before scheme 2). The
     /// cubic term `c·(i³ − i)/6` is then a few thousand, nothing beside a bit's 2⁶⁴/m, so
@@ -29,6 +32,20 @@ pub enum Indexing {
     /// the plan at n = 100, ε = 10⁻⁴ (400 filters, +3.9σ). With this c: 1.0064·10⁻⁴ there,
     /// where independent uniform indices give 0.9930·10⁻⁴ (both within 1σ). The default.
     Hashed = 2,
+}
+
+impl From<Indexing> for u8 {
+    fn from(indexing: Indexing) -> u8 {
+        indexing as u8
+    }
+}
+
+impl TryFrom<u8> for Indexing {
+    type Error = crate::Error;
+
+    fn try_from(number: u8) -> crate::Result<Self> {
+        Indexing::from_word(u64::from(number))
+    }
 }
 
 impl Indexing {

@@ -2,6 +2,7 @@
 //! each kind's own beside them.
 
 use crate::clock::Clock;
+use crate::hash::Indexing;
 use crate::math::RotationUnit;
 use crate::wire::Kind;
 use crate::{
@@ -73,8 +74,12 @@ impl Info {
 )]
 #[non_exhaustive]
 pub enum Details {
-    /// A classic Bloom filter: nothing beyond the common fields.
-    Bloom,
+    /// A classic Bloom filter.
+    Bloom {
+        /// How the k indices come from an item's hash: 2 ([`Indexing::Hashed`]), or 1
+        /// ([`Indexing::Unit`]) for a filter read from a file written before scheme 2.
+        index_scheme: Indexing,
+    },
     /// A blocked Bloom filter.
     BlockedBloom {
         /// 512-bit blocks.
@@ -117,6 +122,8 @@ pub enum Details {
         expected_fpr_latest: f64,
         /// ε of a query whose window is complete.
         steady_state_fpr: f64,
+        /// How the k indices come from an item's hash (2, or 1 for an old file).
+        index_scheme: Indexing,
     },
     /// An aging Bloom filter.
     AgingBloom {
@@ -136,6 +143,8 @@ pub enum Details {
         generation_counts: Vec<u64>,
         /// The bound on ε with every generation full.
         fpr_bound: f64,
+        /// How the k indices come from an item's hash (2, or 1 for an old file).
+        index_scheme: Indexing,
     },
     /// A negative cache ("definitely present" or "maybe absent").
     NegativeCache {
@@ -230,6 +239,9 @@ pub enum Details {
         link_counts: Vec<u64>,
         /// Each link's planned ε, oldest first.
         link_fprs: Vec<f64>,
+        /// How the k indices come from an item's hash, in every link (2, or 1 for an old
+        /// file).
+        index_scheme: Indexing,
     },
     /// An expandable cuckoo filter; the common fields cover every link.
     ExpandableCuckoo {
@@ -269,7 +281,7 @@ impl Details {
     /// The kind these details belong to.
     pub fn kind(&self) -> Kind {
         match self {
-            Details::Bloom => Kind::Bloom,
+            Details::Bloom { .. } => Kind::Bloom,
             Details::BlockedBloom { .. } => Kind::BlockedBloom,
             Details::Cuckoo { .. } => Kind::Cuckoo,
             Details::SlidingWindowBloom { .. } => Kind::SlidingWindowBloom,
@@ -292,7 +304,9 @@ impl BloomFilter {
     pub fn info(&self) -> Info {
         let fill = self.fill();
         Info {
-            details: Details::Bloom,
+            details: Details::Bloom {
+                index_scheme: self.indexing(),
+            },
             m_bits: self.m(),
             k: self.k(),
             seed: self.seed(),
@@ -389,6 +403,7 @@ impl SlidingWindowBloom {
                 archive_bytes: self.archive_bytes(),
                 expected_fpr_latest: fpr_latest,
                 steady_state_fpr: p.steady_state_fpr(),
+                index_scheme: self.indexing(),
             },
             m_bits: p.window_bits,
             k: p.k,
@@ -421,6 +436,7 @@ impl<C: Clock> AgingBloom<C> {
                 window_at_most: g.saturating_mul(period),
                 generation_counts: counts,
                 fpr_bound: self.fpr_bound(),
+                index_scheme: self.indexing(),
             },
             m_bits: self.m().saturating_mul(g),
             k: self.k(),
@@ -552,6 +568,7 @@ impl ScalableBloomFilter {
                 link_capacities: (0..self.links()).map(|i| self.link_capacity(i)).collect(),
                 link_counts: links.iter().map(|l| l.inserted()).collect(),
                 link_fprs: (0..self.links()).map(|i| self.link_fpr(i)).collect(),
+                index_scheme: self.indexing(),
             },
             m_bits: self.m(),
             k: self.k(),
