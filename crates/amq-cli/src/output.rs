@@ -8,8 +8,48 @@ pub fn stdout() -> BufWriter<io::StdoutLock<'static>> {
     BufWriter::with_capacity(1 << 16, io::stdout().lock())
 }
 
+/// Output held back until a file update is on disk, so that nothing says "removed" for a
+/// change that then failed to save, and a reader that closes the pipe early cannot stop the
+/// save: in memory up to 8 MiB, past that in an anonymous temporary file (tempfile's
+/// `SpooledTempFile`), copied to stdout by [`AfterSave::print`].
+pub struct AfterSave(BufWriter<tempfile::SpooledTempFile>);
+
+impl AfterSave {
+    /// An empty spool.
+    pub fn new() -> AfterSave {
+        AfterSave(BufWriter::new(tempfile::SpooledTempFile::new(8 << 20)))
+    }
+
+    /// Copies what was written to stdout.
+    ///
+    /// # Errors
+    /// Reading the spool back, writing stdout (a closed pipe among them).
+    pub fn print(self) -> Result<()> {
+        use std::io::Seek;
+        let mut spool = self
+            .0
+            .into_inner()
+            .map_err(io::IntoInnerError::into_error)?;
+        spool.rewind()?;
+        let mut out = stdout();
+        io::copy(&mut spool, &mut out)?;
+        out.flush()?;
+        Ok(())
+    }
+}
+
+impl Write for AfterSave {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
+
 /// Prints one JSON value on its own line.
-pub fn json_line(out: &mut impl Write, value: &serde_json::Value) -> Result<()> {
+pub fn json_line(out: &mut (impl Write + ?Sized), value: &serde_json::Value) -> Result<()> {
     serde_json::to_writer(&mut *out, value)?;
     out.write_all(b"\n")?;
     Ok(())

@@ -337,8 +337,68 @@ fn a_full_disk_leaves_the_filter_intact_and_no_temporary_file() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("No space left on device"), "{err}");
+    // "removed 9" would be false: nothing was saved
+    assert!(
+        out.stdout.is_empty(),
+        "{:?}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     assert_eq!(fs::read(&path).unwrap(), before, "the filter is intact");
     let mut left = names_in(&work);
     left.retain(|n| n != "filler");
     assert_eq!(left, ["c.amq"], "no temporary file is left");
+}
+
+/// A reader that closes the pipe early (`amq remove … | head -1`) cannot stop an update: the
+/// file is written before the answers are printed, for `remove` and `rln register`, whose
+/// answers (20,000 lines) are more than a pipe holds.
+#[test]
+fn a_closed_stdout_does_not_stop_an_update() {
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path();
+    cuckoo(work);
+    let items: String = (1..=20_000).map(|i| format!("{i}\n")).collect();
+    fs::write(work.join("items.txt"), &items).unwrap();
+    amq()
+        .args([
+            "rln",
+            "new",
+            "--epoch-items",
+            "100000",
+            "--fpr",
+            "0.001",
+            "-o",
+            "r.amq",
+        ])
+        .current_dir(work)
+        .assert()
+        .success();
+    for args in [
+        &["remove", "c.amq", "--file", "items.txt"][..],
+        &["rln", "register", "r.amq", "items.txt"][..],
+    ] {
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("amq"))
+            .args(args)
+            .current_dir(work)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // close the pipe unread, as `head -c 0` does
+        drop(child.stdout.take());
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(0), "{args:?}");
+    }
+    let info = |file: &str| {
+        let out = amq()
+            .args(["info", "--json", file])
+            .current_dir(work)
+            .output()
+            .unwrap();
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    assert_eq!(info("c.amq")["items_inserted"], 300_000 - 20_000);
+    assert_eq!(info("r.amq")["members"], 20_000);
 }

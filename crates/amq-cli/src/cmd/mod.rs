@@ -67,7 +67,16 @@ impl Answers {
         &self,
         answers: impl IntoIterator<Item = Result<(&'a str, bool)>>,
     ) -> Result<ExitCode> {
-        let mut out = crate::output::stdout();
+        self.print_to(&mut crate::output::stdout(), answers)
+    }
+
+    /// [`print`](Self::print) to `out` (an [`AfterSave`](crate::output::AfterSave) for the
+    /// answers of an update, printed once the file is written).
+    pub fn print_to<'a>(
+        &self,
+        out: &mut dyn Write,
+        answers: impl IntoIterator<Item = Result<(&'a str, bool)>>,
+    ) -> Result<ExitCode> {
         let mut all = true;
         for answer in answers {
             let (item, yes) = answer?;
@@ -78,7 +87,7 @@ impl Answers {
                     v[*name] = value.clone();
                 }
                 v[self.key] = yes.into();
-                crate::output::json_line(&mut out, &v)?;
+                crate::output::json_line(&mut *out, &v)?;
             } else {
                 let word = if yes { self.words.0 } else { self.words.1 };
                 writeln!(out, "{word}\t{item}")?;

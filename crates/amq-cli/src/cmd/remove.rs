@@ -54,7 +54,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
         );
     }
     filter.set_now(SystemClock.now());
-    let mut out = crate::output::stdout();
+    // the answers are printed once the file is written
+    let mut out = crate::output::AfterSave::new();
     let mut all = true;
     let mut changed = false;
     // `shown`: the item as given on the command line, or as read from a file
@@ -96,6 +97,6 @@ pub fn run(a: Args) -> Result<ExitCode> {
             filter.to_bytes()
         })?)?;
     }
-    out.flush()?;
+    out.print()?;
     Ok(super::exit_all(all))
 }

@@ -225,7 +225,8 @@ fn new(a: NewArgs) -> Result<ExitCode> {
 fn register(a: RegisterArgs) -> Result<ExitCode> {
     let update = crate::fsio::Update::lock(&a.filter)?;
     let mut set = load(&a.filter)?;
-    let mut out = crate::output::stdout();
+    // each item's epoch is printed once the file is written
+    let mut out = crate::output::AfterSave::new();
     input::for_each_item(&a.files, a.hex, |item| {
         let epoch = set.register(item)?;
         let shown = input::display_item(item, a.hex);
@@ -239,8 +240,8 @@ fn register(a: RegisterArgs) -> Result<ExitCode> {
         }
         Ok(())
     })?;
-    out.flush()?;
     update.replace(&crate::fsio::encode(set.size_bytes(), || set.to_bytes())?)?;
+    out.print()?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -264,14 +265,20 @@ fn slash(a: SlashArgs) -> Result<ExitCode> {
         ..super::Answers::maybe(a.json)
     };
     let mut changed = false;
-    let code = answers.print(a.items.iter().map(|item| {
-        let slashed = set.slash(&input::item_bytes(item, a.hex)?, a.epoch);
-        changed |= slashed;
-        Ok((item.as_str(), slashed))
-    }))?;
+    // the answers are printed once the file is written
+    let mut held = crate::output::AfterSave::new();
+    let code = answers.print_to(
+        &mut held,
+        a.items.iter().map(|item| {
+            let slashed = set.slash(&input::item_bytes(item, a.hex)?, a.epoch);
+            changed |= slashed;
+            Ok((item.as_str(), slashed))
+        }),
+    )?;
     if changed {
         update.replace(&crate::fsio::encode(set.size_bytes(), || set.to_bytes())?)?;
     }
+    held.print()?;
     Ok(code)
 }
 

@@ -210,14 +210,20 @@ fn remove(a: RemoveArgs) -> Result<ExitCode> {
         ..super::Answers::maybe(a.json)
     };
     let mut changed = false;
-    let code = answers.print(a.items.iter().map(|item| {
-        let removed = f.remove(&input::item_bytes(item, a.hex)?, now);
-        changed |= removed;
-        Ok((item.as_str(), removed))
-    }))?;
+    // the answers are printed once the file is written
+    let mut held = crate::output::AfterSave::new();
+    let code = answers.print_to(
+        &mut held,
+        a.items.iter().map(|item| {
+            let removed = f.remove(&input::item_bytes(item, a.hex)?, now);
+            changed |= removed;
+            Ok((item.as_str(), removed))
+        }),
+    )?;
     if changed {
         update.replace(&crate::fsio::encode(f.size_bytes(), || f.to_bytes())?)?;
     }
+    held.print()?;
     Ok(code)
 }
 
