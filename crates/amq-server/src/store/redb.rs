@@ -25,6 +25,11 @@ pub struct RedbStore {
     path: PathBuf,
     /// The open database; `None` after a reopen failed, until the next one succeeds.
     db: RwLock<Option<Database>>,
+    /// `amq.lock` in the store's directory, locked (`flock`) for the store's life. redb's
+    /// own lock on `amq.redb` lapses while the database is reopened after an I/O error, and
+    /// another server started then would take the store and acknowledge writes that this
+    /// one's next commit overwrites.
+    _lock: std::fs::File,
 }
 
 fn err(e: impl std::fmt::Display) -> StoreError {
@@ -114,12 +119,32 @@ fn sync_dir(dir: &Path) -> Result<(), StoreError> {
         .map_err(|e| err(format!("{}: {e}", dir.display())))
 }
 
+/// Creates `amq.lock` in `dir` if needed and locks it (`flock`, std's `File::try_lock`),
+/// for as long as the returned file is open.
+fn lock_store(dir: &Path) -> Result<std::fs::File, StoreError> {
+    let path = dir.join("amq.lock");
+    let at = |e: &dyn std::fmt::Display| err(format!("{}: {e}", path.display()));
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| at(&e))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(at(
+            &"another process holds this store (an amq serve running on the same directory)",
+        )),
+        Err(std::fs::TryLockError::Error(e)) => Err(at(&e)),
+    }
+}
+
 impl RedbStore {
     /// Opens (or creates) the store in directory `dir`, creating the directory if needed.
     ///
     /// # Errors
-    /// `dir` is not a directory, it cannot be created, the file cannot be opened (another
-    /// server holds it), or it is not a redb file.
+    /// `dir` is not a directory, it cannot be created, another process holds its lock file
+    /// (`amq.lock`) or the redb file, the file cannot be opened, or it is not a redb file.
     pub fn open(dir: &Path) -> Result<Self, StoreError> {
         // create_dir_all says only "File exists" of a file in the way
         if dir.exists() && !dir.is_dir() {
@@ -130,6 +155,7 @@ impl RedbStore {
         }
         let made_dir = !dir.exists();
         std::fs::create_dir_all(dir).map_err(|e| err(format!("{}: {e}", dir.display())))?;
+        let lock = lock_store(dir)?;
         let path = dir.join("amq.redb");
         let made_file = !path.exists();
         let db = open_db(&path)?;
@@ -148,6 +174,7 @@ impl RedbStore {
         Ok(RedbStore {
             path,
             db: RwLock::new(Some(db)),
+            _lock: lock,
         })
     }
 
@@ -250,5 +277,27 @@ impl Store for RedbStore {
             let table = tx.open_table(TABLE)?;
             Ok(table.get(key)?.map(|v| v.value().to_vec()))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A second store on the same directory is refused while the first is open, also while
+    /// the first has no database open (as between the close and the open of a reopen after
+    /// an I/O error, when redb's own lock on the file has lapsed).
+    #[test]
+    fn a_second_store_on_the_directory_is_refused_even_mid_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = RedbStore::open(dir.path()).unwrap();
+        let e = RedbStore::open(dir.path()).err().unwrap();
+        assert!(e.0.contains("another process holds this store"), "{}", e.0);
+        *first.db.write().unwrap() = None;
+        let e = RedbStore::open(dir.path()).err().unwrap();
+        assert!(e.0.contains("another process holds this store"), "{}", e.0);
+        first.reopen().unwrap();
+        drop(first);
+        RedbStore::open(dir.path()).unwrap();
     }
 }
