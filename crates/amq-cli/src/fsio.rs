@@ -17,6 +17,9 @@
 //!   `nohup`; elsewhere the signals are left alone). Only what no process can catch
 //!   (SIGKILL, a crash, a power failure) can leave the temporary file, `.NAME.` then six
 //!   random characters then `.tmp`, beside the target, which is intact; it can be deleted.
+//!   A file size limit (`ulimit -f`, systemd's `LimitFSIZE=`) is an error like a full disk
+//!   ("File too large"), not the SIGXFSZ that would kill the process
+//!   ([`file_size_limit_is_an_error`]).
 //! * [`Update`] is a read-modify-write of a filter file (`remove`, `window insert`, ...): it
 //!   takes an exclusive advisory lock on the file before the caller reads it and keeps it until
 //!   the new contents have replaced it, so concurrent writers run one after the other and no
@@ -277,6 +280,22 @@ fn replace(path: &Path, old: Option<&fs::Metadata>, bytes: &[u8]) -> Result<()> 
         .map_err(|e| fail(e.error))?;
     sync_dir(dir).with_context(|| format!("cannot flush the directory {}", dir.display()))?;
     Ok(())
+}
+
+/// Makes a write past the process's file size limit fail with "File too large" (EFBIG), as
+/// a full disk fails, instead of raising SIGXFSZ, whose default action kills the process
+/// (leaving the temporary file; the server would drop every connection). Called once, at
+/// the start of `main`, for every command and `amq serve`.
+pub fn file_size_limit_is_an_error() {
+    #[cfg(unix)]
+    {
+        use std::sync::{atomic::AtomicBool, Arc};
+        // a handler that only sets a flag: the write then returns EFBIG
+        let _ = signal_hook::flag::register(
+            signal_hook::consts::SIGXFSZ,
+            Arc::new(AtomicBool::new(false)),
+        );
+    }
 }
 
 /// Removing the temporary file being written when a signal ends the process.

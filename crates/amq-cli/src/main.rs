@@ -151,6 +151,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    fsio::file_size_limit_is_an_error();
     match run(cli) {
         Ok(code) => code,
         Err(e) if output::is_broken_pipe(&e) => ExitCode::SUCCESS,

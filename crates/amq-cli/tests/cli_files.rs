@@ -402,3 +402,34 @@ fn a_closed_stdout_does_not_stop_an_update() {
     assert_eq!(info("c.amq")["items_inserted"], 300_000 - 20_000);
     assert_eq!(info("r.amq")["members"], 20_000);
 }
+
+/// A file size limit (`ulimit -f`) is an error like a full disk: "File too large", exit 2, no
+/// temporary file, the old file intact; not SIGXFSZ, which would kill the process mid-write.
+#[test]
+fn a_file_size_limit_is_an_error_not_a_signal() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path();
+    let path = cuckoo(work);
+    let before = fs::read(&path).unwrap();
+    let items: String = (1..=100_000).map(|i| format!("{i}\n")).collect();
+    fs::write(work.join("items.txt"), items).unwrap();
+    // 8 blocks of 512 bytes: the new files are far larger
+    for args in [
+        "build --fpr 0.01 -o new.amq items.txt",
+        "build --kind cuckoo --fpr 0.001 -o c.amq items.txt",
+        "remove c.amq 9",
+    ] {
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("ulimit -f 8 && exec \"$0\" {args}"))
+            .arg(assert_cmd::cargo::cargo_bin("amq"))
+            .current_dir(work)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args}: {:?} {err}", out.status);
+        assert!(err.contains("File too large"), "{args}: {err}");
+        assert_eq!(names_in(work), ["c.amq", "items.txt"], "{args}");
+        assert_eq!(fs::read(&path).unwrap(), before, "{args}");
+    }
+}
