@@ -6,8 +6,9 @@
 //!   followed), which is flushed to disk, renamed over the target, and the directory is flushed
 //!   too before success is reported. A reader sees the old file or the new one, never a part.
 //!   The target keeps its permission bits (a 0600 filter stays 0600; a new file gets 0666 less
-//!   the umask) and, where the system allows, its owner. A symbolic link is followed to its
-//!   final target, which is replaced, so the link stays a link. `-` is stdout; a character
+//!   the umask; a read-only file, 0444, is refused as `cp` refuses it) and, where the system
+//!   allows, its owner. A symbolic link is followed to its final target, which is replaced,
+//!   so the link stays a link. `-` is stdout; a character
 //!   device or a FIFO (`/dev/stdout`, `/dev/null`, a named pipe) is written into, as a shell
 //!   redirection would; a directory, a block device or a socket is refused. On any error
 //!   (disk full included) the target is left as it was and no temporary file stays behind.
@@ -248,6 +249,14 @@ fn same_file(_: &fs::Metadata, _: &fs::Metadata) -> bool {
 /// Writes `bytes` to a new temporary file beside `path` and renames it over `path`; `old` is
 /// the metadata of the file replaced (its permissions and owner are kept).
 fn replace(path: &Path, old: Option<&fs::Metadata>, bytes: &[u8]) -> Result<()> {
+    // the rename needs only the directory's permission: a file made read-only would be
+    // replaced where `>` or `cp` refuse it
+    if old.is_some_and(|m| m.permissions().readonly()) {
+        bail!(
+            "cannot write {}: the file is read-only; make it writable (chmod u+w) to replace it",
+            path.display()
+        );
+    }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),

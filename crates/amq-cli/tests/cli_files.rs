@@ -203,6 +203,18 @@ fn a_rewrite_keeps_the_permissions_and_the_symlink() {
         names_in(dir.path()),
         ["c.amq", "link.amq", "made.amq", "new-link.amq"]
     );
+    // a read-only file is refused, as `cp` and `>` refuse it, and left as it was
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o444)).unwrap();
+    let before = fs::read(&path).unwrap();
+    for out in [
+        amq().arg("remove").arg(&path).arg("3").output().unwrap(),
+        build_to(&path),
+    ] {
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("the file is read-only"), "{err}");
+    }
+    assert_eq!(fs::read(&path).unwrap(), before);
 }
 
 fn build_to(output: &Path) -> std::process::Output {
