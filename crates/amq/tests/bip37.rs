@@ -216,7 +216,7 @@ fn core_sizing_integer_steps() {
 }
 
 #[test]
-fn decode_refuses_caps_truncation_and_trailing_bytes() {
+fn decode_refuses_caps_and_truncation_and_ignores_trailing_bytes_as_core() {
     let f = Bip37Filter::new(3, 0.01, 5, 1).unwrap();
     let bytes = f.to_filterload();
     for cut in 0..bytes.len() {
@@ -228,14 +228,20 @@ fn decode_refuses_caps_truncation_and_trailing_bytes() {
             "cut at {cut}"
         );
     }
+    assert_eq!(f.filterload_len(), bytes.len());
+    // Core's FILTERLOAD handler loads the filter and never looks past nFlags
     let mut long = bytes.clone();
-    long.push(0);
-    assert!(matches!(
-        Bip37Filter::from_filterload(&long),
-        Err(Error::Corrupt { .. })
-    ));
+    long.extend_from_slice(&[0, 0xff, 7]);
+    let back = Bip37Filter::from_filterload(&long).unwrap();
+    assert_eq!(back, f);
+    assert_eq!(back.to_filterload(), bytes);
     // 36,000 bytes and 50 hash functions are accepted; one more of either is not
     let max = Bip37Filter::from_parts(vec![0; 36_000], 50, 0, 0).unwrap();
+    assert_eq!(max.filterload_len(), max.to_filterload().len());
+    let small = Bip37Filter::from_parts(vec![0; 252], 1, 0, 0).unwrap();
+    assert_eq!(small.filterload_len(), small.to_filterload().len());
+    let three = Bip37Filter::from_parts(vec![0; 253], 1, 0, 0).unwrap();
+    assert_eq!(three.filterload_len(), three.to_filterload().len());
     assert_eq!(
         Bip37Filter::from_filterload(&max.to_filterload()).unwrap(),
         max

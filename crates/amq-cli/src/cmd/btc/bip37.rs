@@ -116,6 +116,16 @@ fn build(a: BuildArgs) -> Result<ExitCode> {
 fn contains(a: ContainsArgs) -> Result<ExitCode> {
     let bytes = crate::input::parse_hex(&a.filterload).context("the filterload payload")?;
     let filter = Bip37Filter::from_filterload(&bytes).context("the filterload payload")?;
+    if let Some(extra) = bytes
+        .len()
+        .checked_sub(filter.filterload_len())
+        .filter(|&e| e > 0)
+    {
+        eprintln!(
+            "note: {extra} bytes after the filterload payload are ignored, as Bitcoin Core \
+             ignores them"
+        );
+    }
     super::super::Answers::maybe(a.json).print(a.items.iter().map(|item| {
         let key = crate::input::parse_hex(item)?;
         Ok((item.as_str(), filter.contains_bytes(&key)))

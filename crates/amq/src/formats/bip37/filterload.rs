@@ -20,11 +20,24 @@ impl Bip37Filter {
         out
     }
 
-    /// Decodes a `filterload` payload (the exact bytes, nothing after them).
+    /// The bytes of the `filterload` payload ([`to_filterload`](Self::to_filterload)'s
+    /// length): the CompactSize, the filter's bytes and 9 bytes of nHashFuncs, nTweak and
+    /// nFlags.
+    pub fn filterload_len(&self) -> usize {
+        let n = self.data.len();
+        // the CompactSize of n ≤ 36,000: one byte below 0xfd, else 0xfd and a u16
+        let prefix = if n < 0xfd { 1 } else { 3 };
+        prefix + n + 9
+    }
+
+    /// Decodes a `filterload` payload. Bytes after nFlags are ignored, as Bitcoin Core
+    /// ignores them: its `FILTERLOAD` handler (net_processing.cpp) reads the filter and
+    /// checks only its size limits, never that the message ended
+    /// ([`filterload_len`](Self::filterload_len) says where it did).
     ///
     /// # Errors
     /// [`Error::Truncated`] if the bytes end early; [`Error::Corrupt`] for a non-canonical
-    /// CompactSize (as Core's `ReadCompactSize` refuses) or bytes left over;
+    /// CompactSize (as Core's `ReadCompactSize` refuses);
     /// [`Error::TooLarge`] for more than [`MAX_BLOOM_FILTER_SIZE`](super::MAX_BLOOM_FILTER_SIZE)
     /// bytes or more than [`MAX_HASH_FUNCS`](super::MAX_HASH_FUNCS) hash functions. The length
     /// is checked before anything is allocated.
@@ -42,13 +55,6 @@ impl Bip37Filter {
         let tweak = u32::from_le_bytes(take4(bytes, at, "nTweak")?);
         at += 4;
         let flags = take(bytes, at, 1, "nFlags")?[0];
-        at += 1;
-        if at != bytes.len() {
-            return Err(Error::corrupt(
-                at,
-                alloc::format!("{} bytes after the filterload payload", bytes.len() - at),
-            ));
-        }
         check_caps(len as u64, k)?;
         Ok(Bip37Filter {
             data,
