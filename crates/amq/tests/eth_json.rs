@@ -34,6 +34,27 @@ fn json_shapes_one_array_envelope_block() {
     };
     assert_eq!(b.receipts.as_ref().unwrap().len(), 4);
     assert_eq!(b.computed_bloom(), b.logs_bloom);
+    // receipts without logs: the bloom comes from the block's own logs
+    let all_logs: Vec<Value> = list[..4]
+        .iter()
+        .flat_map(|r| r["logs"].as_array().unwrap().clone())
+        .collect();
+    let stripped: Vec<Value> = list[..4]
+        .iter()
+        .map(|r| serde_json::json!({"logsBloom": r["logsBloom"]}))
+        .collect();
+    let block = serde_json::json!({"number": "0x1", "receipts": stripped, "logs": all_logs});
+    let Entry::Block(stripped) = entry(&block) else {
+        panic!("a block")
+    };
+    assert_eq!(stripped.computed_bloom(), b.logs_bloom);
+    // a pending block (geth: "number" and "hash" null) is a block, not a receipt
+    let pending = serde_json::json!({"number": null, "hash": null, "logsBloom": v["blocks_with_all_receipts"][0]["logsBloom"], "transactions": []});
+    let Entry::Block(p) = entry(&pending) else {
+        panic!("a pending block is a block")
+    };
+    assert_eq!((p.number, p.hash), (None, None));
+    assert_eq!(p.logs_bloom, b.logs_bloom);
     // a bare log array
     let logs: Entries =
         serde_json::from_value(v["block_logs_from_eth_getLogs"][0]["logs"].clone()).unwrap();

@@ -107,22 +107,23 @@ impl Block {
     /// the receipts are present and all have logs, else the bloom of `logs`; `None` if
     /// neither is there.
     pub fn computed_bloom(&self) -> Option<LogsBloom> {
-        if let Some(receipts) = &self.receipts {
+        let from_receipts = self.receipts.as_ref().and_then(|receipts| {
             let mut bloom = LogsBloom::new();
             for r in receipts {
                 bloom |= r.computed_bloom()?;
             }
-            return Some(bloom);
-        }
-        self.logs.as_ref().map(LogsBloom::from_logs)
+            Some(bloom)
+        });
+        from_receipts.or_else(|| self.logs.as_ref().map(LogsBloom::from_logs))
     }
 }
 
 /// One JSON object: a log, a receipt or a block.
 ///
 /// An object with `address` is a log (it needs `topics`); one with `receipts` or `number`
-/// is a block; one with `logs` or `logsBloom` is a receipt. Its [`Display`](fmt::Display)
-/// form names it in messages (`receipt 0x… (block N)`, `block N`).
+/// (even `null`, as a pending block has it) is a block; one with `logs` or `logsBloom` is a
+/// receipt. Its [`Display`](fmt::Display) form names it in messages (`receipt 0x… (block
+/// N)`, `block N`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Entry {
     /// A log.
@@ -322,7 +323,9 @@ struct RawEntry {
     logs_bloom: Option<LogsBloom>,
     transaction_hash: Option<Hex<32>>,
     block_number: Option<Quantity>,
-    number: Option<Quantity>,
+    /// `Some(None)` for `"number": null`, a pending block's.
+    #[serde(default, deserialize_with = "present")]
+    number: Option<Option<Quantity>>,
     hash: Option<Hex<32>>,
     receipts: Option<Vec<RawEntry>>,
     /// `None` if absent, `Some(None)` if `null`.
@@ -395,7 +398,7 @@ impl RawEntry {
                 ),
             };
             return Ok(Entry::Block(Block {
-                number: self.number.map(|q| q.0),
+                number: self.number.flatten().map(|q| q.0),
                 hash: self.hash.map(|h| h.0),
                 logs_bloom: self.logs_bloom,
                 receipts,
