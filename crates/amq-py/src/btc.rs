@@ -35,7 +35,8 @@ impl PyBip37 {
     }
 
     /// Reads a ``filterload`` payload (CompactSize length, data, nHashFuncs, nTweak,
-    /// nFlags). Raises ``ValueError`` for anything Core would refuse; never crashes.
+    /// nFlags; bytes after it are ignored, as Core ignores them). Raises ``ValueError`` for
+    /// anything Core would refuse; never crashes.
     #[staticmethod]
     fn from_filterload(payload: &Bound<'_, PyAny>) -> PyResult<Self> {
         let inner = with_bytes(payload, "the payload", Bip37Filter::from_filterload)?.py()?;
@@ -45,6 +46,24 @@ impl PyBip37 {
     /// The ``filterload`` payload.
     fn to_filterload<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, &self.inner.to_filterload())
+    }
+
+    /// Applies a ``filteradd`` payload (CompactSize length, data) as Core does: adds the
+    /// data, at most 520 bytes (``ValueError`` for more, or for a truncated payload, with
+    /// the filter unchanged). Returns True if any of its bits was zero.
+    fn filteradd(&mut self, payload: &Bound<'_, PyAny>) -> PyResult<bool> {
+        with_bytes(payload, "the payload", |b| self.inner.filteradd(b))?.py()
+    }
+
+    /// The ``filteradd`` payload that adds ``data`` (at most 520 bytes, else
+    /// ``ValueError``).
+    #[staticmethod]
+    fn filteradd_payload<'py>(
+        py: Python<'py>,
+        data: &Bound<'_, PyAny>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let payload = with_bytes(data, "the data", amq::formats::bip37::filteradd_payload)?.py()?;
+        Ok(PyBytes::new(py, &payload))
     }
 
     /// Adds an element. Returns True if any of its bits was zero.

@@ -104,6 +104,24 @@ def test_bip37_core_filters():
         assert g == f
         f.clear()
         assert not any(bytes.fromhex(h) in f for h in case.get("after_clear_must_not_contain_hex", []))
+        # the same elements through filteradd messages build the same filter; bytes after a
+        # filterload payload are ignored, as Core ignores them
+        h = amq.btc.Bip37Filter.from_filterload(bytes.fromhex(case["serialized_filterload_hex"]) + b"\0")
+        h.clear()
+        for e in case["insert_hex"]:
+            h.filteradd(amq.btc.Bip37Filter.filteradd_payload(bytes.fromhex(e)))
+        assert h.to_filterload().hex() == case["serialized_filterload_hex"], case["test"]
+
+
+def test_bip37_filteradd_takes_520_bytes_and_refuses_521():
+    f = amq.btc.Bip37Filter(10, 0.01, 0)
+    assert f.filteradd(amq.btc.Bip37Filter.filteradd_payload(bytes(520)))
+    with pytest.raises(ValueError, match="520"):
+        amq.btc.Bip37Filter.filteradd_payload(bytes(521))
+    before = f.to_filterload()
+    with pytest.raises(ValueError, match="520"):
+        f.filteradd(b"\xfd\x09\x02" + bytes(521))
+    assert f.to_filterload() == before
 
 
 # --- Bitcoin BIP158 ------------------------------------------------------------------------

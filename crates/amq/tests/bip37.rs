@@ -319,3 +319,40 @@ proptest! {
         prop_assert!((bytes as f64) * 8.0 <= ideal + 1e-6);
     }
 }
+
+/// `filteradd` as Core's handler takes it: up to 520 bytes of data (MAX_SCRIPT_ELEMENT_SIZE)
+/// inserted, 521 refused with the filter unchanged, a truncated payload refused.
+#[test]
+fn filteradd_takes_520_bytes_and_refuses_521() {
+    use amq::formats::bip37::{filteradd_payload, MAX_SCRIPT_ELEMENT_SIZE};
+    let mut f = Bip37Filter::new(10, 0.01, 5, 0).unwrap();
+    let data = vec![7u8; MAX_SCRIPT_ELEMENT_SIZE];
+    let payload = filteradd_payload(&data).unwrap();
+    assert_eq!(&payload[..3], &[0xfd, 0x08, 0x02], "CompactSize 520");
+    let mut direct = f.clone();
+    assert!(direct.insert_bytes(&data));
+    assert!(f.filteradd(&payload).unwrap());
+    assert_eq!(f, direct);
+    assert!(matches!(
+        filteradd_payload(&[7; 521]),
+        Err(Error::TooLarge {
+            value: 521,
+            limit: 520,
+            ..
+        })
+    ));
+    let mut over = vec![0xfd, 0x09, 0x02];
+    over.extend_from_slice(&[7; 521]);
+    let before = f.clone();
+    assert!(matches!(f.filteradd(&over), Err(Error::TooLarge { .. })));
+    assert!(matches!(
+        f.filteradd(&payload[..payload.len() - 1]),
+        Err(Error::Truncated { .. })
+    ));
+    assert_eq!(f, before);
+    // bytes after the data are ignored, as Core ignores them
+    let mut long = filteradd_payload(b"x").unwrap();
+    long.push(0xff);
+    assert!(f.filteradd(&long).unwrap());
+    assert!(f.contains_bytes(b"x"));
+}

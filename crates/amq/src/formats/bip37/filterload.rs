@@ -1,8 +1,8 @@
-//! The `filterload` message: [`Bip37Filter::to_filterload`] and
-//! [`Bip37Filter::from_filterload`].
+//! The `filterload` message ([`Bip37Filter::to_filterload`], [`Bip37Filter::from_filterload`])
+//! and the `filteradd` message ([`filteradd_payload`], [`Bip37Filter::filteradd`]).
 
 use super::filter::check_caps;
-use super::Bip37Filter;
+use super::{Bip37Filter, MAX_SCRIPT_ELEMENT_SIZE};
 use crate::error::{Error, Result};
 use crate::formats::compact_size::{read_compact_size, write_compact_size};
 use alloc::vec::Vec;
@@ -62,6 +62,60 @@ impl Bip37Filter {
             tweak,
             flags,
         })
+    }
+}
+
+/// The `filteradd` payload that adds `data` to a peer's filter: `CompactSize(len) ‖ data`.
+///
+/// # Errors
+/// [`Error::TooLarge`] for more than [`MAX_SCRIPT_ELEMENT_SIZE`] (520) bytes, which Core
+/// refuses (and holds against the peer).
+///
+/// # Example
+/// ```
+/// use amq::formats::bip37::{filteradd_payload, Bip37Filter};
+/// let mut f = Bip37Filter::new(10, 0.01, 0, 0)?;
+/// assert!(f.filteradd(&filteradd_payload(b"an element")?)?);
+/// assert!(f.contains_bytes(b"an element"));
+/// assert!(filteradd_payload(&[0; 521]).is_err());
+/// # Ok::<(), amq::Error>(())
+/// ```
+pub fn filteradd_payload(data: &[u8]) -> Result<Vec<u8>> {
+    check_element(data.len() as u64)?;
+    let mut out = Vec::with_capacity(data.len() + 3);
+    write_compact_size(data.len() as u64, &mut out);
+    out.extend_from_slice(data);
+    Ok(out)
+}
+
+fn check_element(len: u64) -> Result<()> {
+    if len > MAX_SCRIPT_ELEMENT_SIZE as u64 {
+        return Err(Error::TooLarge {
+            what: "BIP37 filteradd data in bytes",
+            value: len,
+            limit: MAX_SCRIPT_ELEMENT_SIZE as u64,
+        });
+    }
+    Ok(())
+}
+
+impl Bip37Filter {
+    /// Applies a `filteradd` payload (`CompactSize(len) ‖ data`) as Core's `FILTERADD`
+    /// handler does: the data is inserted ([`insert_bytes`](Self::insert_bytes)); `true` if
+    /// some bit changed. Bytes after the data are ignored, as Core ignores them.
+    ///
+    /// # Errors
+    /// [`Error::TooLarge`] for more than [`MAX_SCRIPT_ELEMENT_SIZE`] (520) bytes of data,
+    /// which Core refuses; [`Error::Truncated`] if the payload ends early;
+    /// [`Error::Corrupt`] for a non-canonical CompactSize. The filter is unchanged then.
+    ///
+    /// # Panics
+    /// Never, for any input.
+    pub fn filteradd(&mut self, payload: &[u8]) -> Result<bool> {
+        let (len, at) = read_compact_size(payload)?;
+        check_element(len)?;
+        let data = take(payload, at, len as usize, "filteradd data")?;
+        Ok(self.insert_bytes(data))
     }
 }
 

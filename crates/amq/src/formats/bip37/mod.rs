@@ -14,7 +14,10 @@
 //!   `CompactSize(bytes) ‖ data ‖ nHashFuncs (u32 LE) ‖ nTweak (u32 LE) ‖ nFlags (u8)`.
 //!   Decoding ([`Bip37Filter::from_filterload`]) refuses what Core's
 //!   `IsWithinSizeConstraints` refuses: more than [`MAX_BLOOM_FILTER_SIZE`] bytes or more than
-//!   [`MAX_HASH_FUNCS`] hash functions.
+//!   [`MAX_HASH_FUNCS`] hash functions; bytes after nFlags are ignored, as Core ignores them.
+//! * `filteradd` ([`filteradd_payload`], [`Bip37Filter::filteradd`]): `CompactSize(len) ‖
+//!   data`, at most [`MAX_SCRIPT_ELEMENT_SIZE`] (520) bytes of data, as Core's handler
+//!   checks (`src/net_processing.cpp`).
 //! * Transaction matching ([`Bip37Filter::is_relevant_and_update`]): Core's
 //!   `CBloomFilter::IsRelevantAndUpdate`, over a transaction's txid, output scripts and inputs
 //!   (decode the transaction with a Bitcoin library and hand over those parts).
@@ -46,6 +49,7 @@ mod filterload;
 mod script;
 
 pub use filter::{core_size, Bip37Filter};
+pub use filterload::filteradd_payload;
 pub use script::{outpoint, Tx, TxIn};
 
 /// The largest filter Core accepts, in bytes (`MAX_BLOOM_FILTER_SIZE`, BIP37: 36,000 bytes).
@@ -53,6 +57,10 @@ pub const MAX_BLOOM_FILTER_SIZE: usize = 36_000;
 
 /// The most hash functions Core accepts (`MAX_HASH_FUNCS`, BIP37: 50).
 pub const MAX_HASH_FUNCS: u32 = 50;
+
+/// The most bytes one `filteradd` message may add (Core's `MAX_SCRIPT_ELEMENT_SIZE`, the
+/// largest script push: 520 bytes); Core refuses a larger one.
+pub const MAX_SCRIPT_ELEMENT_SIZE: usize = 520;
 
 /// `nFlags`: never add matched outpoints to the filter.
 pub const BLOOM_UPDATE_NONE: u8 = 0;
