@@ -70,9 +70,34 @@ impl Answers {
         self.print_to(&mut crate::output::stdout(), answers)
     }
 
-    /// [`print`](Self::print) to `out` (an [`AfterSave`](crate::output::AfterSave) for the
-    /// answers of an update, printed once the file is written).
-    pub fn print_to<'a>(
+    /// The answers of an update whose yes is a change to `state` (removed, slashed): one per
+    /// item, held back ([`AfterSave`](crate::output::AfterSave)) until `save` has written the
+    /// file, which it does only if some answer was yes. Nothing is printed for a change that
+    /// was not saved, and a reader that closes the pipe cannot stop the save.
+    pub fn print_after_save<'a, S>(
+        &self,
+        state: &mut S,
+        items: &'a [String],
+        mut answer: impl FnMut(&mut S, &'a str) -> Result<bool>,
+        save: impl FnOnce(&S) -> Result<()>,
+    ) -> Result<ExitCode> {
+        let mut held = crate::output::AfterSave::new();
+        let mut changed = false;
+        let answers = items.iter().map(|item| {
+            let yes = answer(state, item)?;
+            changed |= yes;
+            Ok((item.as_str(), yes))
+        });
+        let code = self.print_to(&mut held, answers)?;
+        if changed {
+            save(state)?;
+        }
+        held.print()?;
+        Ok(code)
+    }
+
+    /// [`print`](Self::print) to `out`.
+    fn print_to<'a>(
         &self,
         out: &mut dyn Write,
         answers: impl IntoIterator<Item = Result<(&'a str, bool)>>,

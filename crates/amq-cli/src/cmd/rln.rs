@@ -264,22 +264,12 @@ fn slash(a: SlashArgs) -> Result<ExitCode> {
         extra: Some(("epoch", a.epoch.into())),
         ..super::Answers::maybe(a.json)
     };
-    let mut changed = false;
-    // the answers are printed once the file is written
-    let mut held = crate::output::AfterSave::new();
-    let code = answers.print_to(
-        &mut held,
-        a.items.iter().map(|item| {
-            let slashed = set.slash(&input::item_bytes(item, a.hex)?, a.epoch);
-            changed |= slashed;
-            Ok((item.as_str(), slashed))
-        }),
-    )?;
-    if changed {
-        update.replace(&crate::fsio::encode(set.size_bytes(), || set.to_bytes())?)?;
-    }
-    held.print()?;
-    Ok(code)
+    answers.print_after_save(
+        &mut set,
+        &a.items,
+        |set, item| Ok(set.slash(&input::item_bytes(item, a.hex)?, a.epoch)),
+        |set| update.replace(&crate::fsio::encode(set.size_bytes(), || set.to_bytes())?),
+    )
 }
 
 fn close(a: CloseArgs) -> Result<ExitCode> {

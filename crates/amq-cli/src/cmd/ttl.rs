@@ -209,22 +209,12 @@ fn remove(a: RemoveArgs) -> Result<ExitCode> {
         words: ("removed", "absent"),
         ..super::Answers::maybe(a.json)
     };
-    let mut changed = false;
-    // the answers are printed once the file is written
-    let mut held = crate::output::AfterSave::new();
-    let code = answers.print_to(
-        &mut held,
-        a.items.iter().map(|item| {
-            let removed = f.remove(&input::item_bytes(item, a.hex)?, now);
-            changed |= removed;
-            Ok((item.as_str(), removed))
-        }),
-    )?;
-    if changed {
-        update.replace(&crate::fsio::encode(f.size_bytes(), || f.to_bytes())?)?;
-    }
-    held.print()?;
-    Ok(code)
+    answers.print_after_save(
+        &mut f,
+        &a.items,
+        |f, item| Ok(f.remove(&input::item_bytes(item, a.hex)?, now)),
+        |f| update.replace(&crate::fsio::encode(f.size_bytes(), || f.to_bytes())?),
+    )
 }
 
 fn info(a: super::ClockedInfoArgs) -> Result<ExitCode> {

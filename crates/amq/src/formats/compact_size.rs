@@ -30,6 +30,16 @@ pub fn write_compact_size(n: u64, out: &mut Vec<u8>) {
     }
 }
 
+/// The bytes [`write_compact_size`] takes for n: 1, 3, 5 or 9.
+pub(crate) fn compact_size_len(n: u64) -> usize {
+    match n {
+        0..=0xfc => 1,
+        0xfd..=0xffff => 3,
+        0x1_0000..=0xffff_ffff => 5,
+        _ => 9,
+    }
+}
+
 /// Reads a CompactSize from the start of `bytes`: the value and the bytes it took.
 ///
 /// # Errors
@@ -76,7 +86,7 @@ pub fn read_compact_size(bytes: &[u8]) -> Result<(u64, usize)> {
 mod tests {
     use super::*;
 
-    /// Every width round-trips; every truncation is an error; a value in a wider form than it
+    /// Every width round-trips, in the length `compact_size_len` says; every truncation is an error; a value in a wider form than it
     /// needs is refused as Bitcoin Core refuses it.
     #[test]
     fn round_trips_truncations_and_non_canonical_forms() {
@@ -94,6 +104,7 @@ mod tests {
             let mut out = Vec::new();
             write_compact_size(n, &mut out);
             assert_eq!(read_compact_size(&out).unwrap(), (n, out.len()));
+            assert_eq!(compact_size_len(n), out.len());
             assert!(read_compact_size(&out[..out.len() - 1]).is_err());
         }
         assert!(read_compact_size(&[0xfe, 0xff, 0xff, 0, 0]).is_err());

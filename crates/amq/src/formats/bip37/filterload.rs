@@ -4,14 +4,14 @@
 use super::filter::check_caps;
 use super::{Bip37Filter, MAX_SCRIPT_ELEMENT_SIZE};
 use crate::error::{Error, Result};
-use crate::formats::compact_size::{read_compact_size, write_compact_size};
+use crate::formats::compact_size::{compact_size_len, read_compact_size, write_compact_size};
 use alloc::vec::Vec;
 
 impl Bip37Filter {
     /// The `filterload` payload: `CompactSize(bytes) ‖ data ‖ nHashFuncs (u32 LE) ‖
     /// nTweak (u32 LE) ‖ nFlags (u8)`.
     pub fn to_filterload(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.data.len() + 12);
+        let mut out = Vec::with_capacity(self.filterload_len());
         write_compact_size(self.data.len() as u64, &mut out);
         out.extend_from_slice(&self.data);
         out.extend_from_slice(&self.k.to_le_bytes());
@@ -25,9 +25,7 @@ impl Bip37Filter {
     /// nFlags.
     pub fn filterload_len(&self) -> usize {
         let n = self.data.len();
-        // the CompactSize of n ≤ 36,000: one byte below 0xfd, else 0xfd and a u16
-        let prefix = if n < 0xfd { 1 } else { 3 };
-        prefix + n + 9
+        compact_size_len(n as u64) + n + 9
     }
 
     /// Decodes a `filterload` payload. Bytes after nFlags are ignored, as Bitcoin Core
@@ -82,7 +80,7 @@ impl Bip37Filter {
 /// ```
 pub fn filteradd_payload(data: &[u8]) -> Result<Vec<u8>> {
     check_element(data.len() as u64)?;
-    let mut out = Vec::with_capacity(data.len() + 3);
+    let mut out = Vec::with_capacity(compact_size_len(data.len() as u64) + data.len());
     write_compact_size(data.len() as u64, &mut out);
     out.extend_from_slice(data);
     Ok(out)
