@@ -180,12 +180,22 @@ impl<'a> Container<'a> {
     ///
     /// # Errors
     /// As [`expect`](Self::expect), with neither `n` nor `n + 1` words; [`Error::Corrupt`] for
-    /// an unknown scheme.
+    /// an unknown scheme, or for a word naming scheme 1, which a file states by leaving the
+    /// word out (read, it would be written back without it: not the same bytes).
     pub(crate) fn expect_indexed(&self, kind: Kind, n: usize) -> Result<(&[u64], Indexing)> {
         let p = self.expect(kind, self.params.len().clamp(n, n + 1))?;
         let indexing = match p.get(n) {
             None => Indexing::Unit,
-            Some(&w) => Indexing::from_word(w)?,
+            Some(&w) => match Indexing::from_word(w)? {
+                Indexing::Unit => {
+                    return Err(Error::corrupt(
+                        HEADER_LEN + 8 * n,
+                        "index scheme 1 is stated by leaving its parameter word out, not by \
+                         a word of 1",
+                    ))
+                }
+                scheme => scheme,
+            },
         };
         Ok((&p[..n], indexing))
     }

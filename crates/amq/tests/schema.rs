@@ -579,3 +579,46 @@ fn pinned_bits_follow_the_documented_derivation() {
         spec_blocked_bits(&refs, 37, 9, 99, &spec_salts(9))[..]
     );
 }
+
+/// Index scheme 1 is stated by leaving the word out. A file whose word says 1 is refused,
+/// not read: it would be written back without the word, so not as the same bytes.
+#[test]
+fn a_parameter_word_naming_index_scheme_1_is_refused() {
+    for (name, file) in [
+        ("bloom", header(1, &[100, 3, 7, 3, 2], 16)),
+        ("window", unhex(PINNED_WINDOW_FILE)),
+        ("aging", unhex(PINNED_AGING_FILE)),
+        ("scalable", unhex(PINNED_SCALABLE_FILE)),
+    ] {
+        let mut bytes = file;
+        if name == "bloom" {
+            bytes.extend([0; 16]);
+            bytes.extend([0; 8]);
+        }
+        assert!(
+            amq::AnyFilter::from_bytes(&fixed_checksum(&bytes)).is_ok(),
+            "{name}"
+        );
+        // the scheme word is the last parameter word
+        let params = u32::from_le_bytes(bytes[8..12].try_into().unwrap()) as usize;
+        let at = 24 + 8 * (params - 1);
+        assert_eq!(bytes[at..at + 8], 2u64.to_le_bytes(), "{name}");
+        bytes[at] = 1;
+        let e = amq::AnyFilter::from_bytes(&fixed_checksum(&bytes))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("by leaving its parameter word out"),
+            "{name}: {e}"
+        );
+    }
+}
+
+/// `bytes` with its last eight bytes set to the checksum of the rest.
+fn fixed_checksum(bytes: &[u8]) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    let body = out.len() - 8;
+    let sum = amq::hash::checksum64(&out[..body]);
+    out[body..].copy_from_slice(&sum.to_le_bytes());
+    out
+}
