@@ -289,3 +289,66 @@ fn listen_takes_a_host_name() {
         "{err}"
     );
 }
+
+/// A start that fails on its command line (a preload file that is missing, an address in
+/// use) leaves the data directory as it was: not created, and no filter replaced.
+#[test]
+fn a_failed_start_leaves_the_data_directory_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let words = dir.path().join("words.txt");
+    std::fs::write(&words, items("word", 0..1000).join("\n") + "\n").unwrap();
+    let other = dir.path().join("other.txt");
+    std::fs::write(&other, items("other", 0..1000).join("\n") + "\n").unwrap();
+    let serve = |data: &std::path::Path, listen: &str, preloads: &[String]| {
+        let mut cmd = Command::new(AMQ);
+        cmd.args(["serve", "--listen", listen, "--data"]).arg(data);
+        for p in preloads {
+            cmd.args(["--preload", p]);
+        }
+        cmd.output().unwrap()
+    };
+
+    // a second preload file is missing: the first is not stored, nothing is created
+    let fresh = dir.path().join("fresh");
+    let missing = dir.path().join("missing.txt");
+    let out = serve(
+        &fresh,
+        "127.0.0.1:0",
+        &[
+            format!("words={}", words.display()),
+            format!("gone={}", missing.display()),
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("missing.txt"), "{stderr}");
+    assert!(!fresh.exists(), "{stderr}");
+
+    // a store holding `words`; a start that would replace it with `other` cannot listen
+    let data = dir.path().join("data");
+    let s = Server::start(&data, &["--preload", &format!("words={}", words.display())]);
+    let before = s.call("GET", "/api/v1/filters/words/export", None).unwrap();
+    assert_eq!(before.0, 200);
+    let taken = s.addr.clone();
+    let out = serve(&data, &taken, &[format!("words={}", other.display())]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("cannot listen"), "{stderr}");
+    s.stop();
+
+    // and a missing second file with an existing store: `words` is not replaced either
+    let out = serve(
+        &data,
+        "127.0.0.1:0",
+        &[
+            format!("words={}", other.display()),
+            format!("gone={}", missing.display()),
+        ],
+    );
+    assert!(!out.status.success());
+    let s = Server::start(&data, &[]);
+    let after = s.call("GET", "/api/v1/filters/words/export", None).unwrap();
+    assert_eq!(after, before);
+    assert_eq!(s.json("GET", "/api/v1/filters/gone", None).0, 404);
+    s.stop();
+}

@@ -1,5 +1,7 @@
-//! [`run`]: open the store, preload word lists, bind, print the URLs and serve until
-//! Ctrl-C or SIGTERM, then fold the filters' logs into their snapshots.
+//! [`run`]: build the preloaded word lists, bind, open the store, store the word lists, print
+//! the URLs and serve until Ctrl-C or SIGTERM, then fold the filters' logs into their
+//! snapshots. Everything that can fail on a bad command line (a preload file, the address)
+//! fails before the store is opened, so such a start leaves the data directory as it was.
 
 use crate::config::{Config, Preload};
 use crate::store::RedbStore;
@@ -16,18 +18,27 @@ use crate::Error;
 /// `--listen` asked for port 0) and the page's URL on stdout once it accepts connections.
 ///
 /// # Errors
-/// The store cannot be opened, a preload file cannot be read or built, the address cannot
-/// be bound.
+/// A preload file cannot be read or built, the address cannot be bound (the data directory
+/// is then untouched: neither created nor changed), the store cannot be opened.
 pub fn run(config: Config) -> Result<(), Error> {
-    let store = RedbStore::open(&config.data)?;
+    let built = config
+        .preload
+        .iter()
+        .map(build)
+        .collect::<Result<Vec<_>, _>>()?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("amq-serve")
         .build()?;
-    runtime.block_on(serve(config, Arc::new(store)))
+    runtime.block_on(serve(&config, built))
 }
 
-async fn serve(config: Config, store: Arc<RedbStore>) -> Result<(), Error> {
+async fn serve(config: &Config, built: Vec<Built<'_>>) -> Result<(), Error> {
+    let listener = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
+    let addr = listener.local_addr()?;
+    let store = Arc::new(RedbStore::open(&config.data)?);
     let settings = crate::Settings {
         limits: config.limits.clone(),
         token: config.token.clone(),
@@ -35,13 +46,9 @@ async fn serve(config: Config, store: Arc<RedbStore>) -> Result<(), Error> {
         clock: crate::ServerClock::System,
     };
     let state = AppState::open(store, settings)?;
-    for p in &config.preload {
-        preload(&state, p).await?;
+    for b in built {
+        store_preload(&state, b).await?;
     }
-    let listener = tokio::net::TcpListener::bind(config.listen)
-        .await
-        .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
-    let addr = listener.local_addr()?;
     // printed for whoever started the server; a closed stdout does not stop it
     let page = match config.preload.first() {
         Some(p) => format!("http://{addr}/?filter={}", p.name),
@@ -102,22 +109,42 @@ fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
         .filter(move |_| !bytes.is_empty())
 }
 
-/// Builds a word list into a filter and stores it under its name (replacing one there).
-async fn preload(state: &AppState, p: &Preload) -> Result<(), Error> {
+/// A word list built into a filter, not yet stored.
+struct Built<'a> {
+    preload: &'a Preload,
+    filter: AnyFilter,
+    n: u64,
+    start: Instant,
+}
+
+/// Builds a word list into a filter, in memory.
+fn build(p: &Preload) -> Result<Built<'_>, Error> {
     let start = Instant::now();
     let bytes = std::fs::read(&p.file).map_err(|e| format!("{}: {e}", p.file.display()))?;
     let n = lines(&bytes).count() as u64;
-    let spec = Spec::sized(p.kind, n.max(1), Target::Fpr(p.fpr), None)?;
-    let mut filter = AnyFilter::new(&spec, 0)?;
+    let spec = Spec::sized(p.kind, n.max(1), Target::Fpr(p.fpr), None)
+        .map_err(|e| format!("{}: {e}", p.file.display()))?;
+    let mut filter = AnyFilter::new(&spec, 0).map_err(|e| format!("{}: {e}", p.file.display()))?;
     for item in lines(&bytes) {
         filter
             .insert(item)
             .map_err(|e| format!("{}: {e}", p.file.display()))?;
     }
-    let info = filter.info();
+    Ok(Built {
+        preload: p,
+        filter,
+        n,
+        start,
+    })
+}
+
+/// Stores a built word list under its name (replacing one there).
+async fn store_preload(state: &AppState, b: Built<'_>) -> Result<(), Error> {
+    let (p, n) = (b.preload, b.n);
+    let info = b.filter.info();
     state
         .engine()
-        .create_filter(&p.name, filter, true)
+        .create_filter(&p.name, b.filter, true)
         .await
         .map_err(|e| e.message)?;
     eprintln!(
@@ -128,7 +155,7 @@ async fn preload(state: &AppState, p: &Preload) -> Result<(), Error> {
         info.kind().name(),
         info.bytes,
         info.estimated_fpr,
-        start.elapsed().as_secs_f64()
+        b.start.elapsed().as_secs_f64()
     );
     Ok(())
 }
