@@ -20,6 +20,34 @@ fn sim(args: &[&str], dir: &std::path::Path) -> serde_json::Value {
     v
 }
 
+/// Every row of `amq sim negative`'s CSV: the measured false-negative and false-positive
+/// rates within 4σ of the formulas. The queries draw with repetition from the domain's
+/// present (or absent) items, whose answers the filter fixes, so σ² = p(1 − p)(1/queries +
+/// 1/items): the sample's spread around those items' rate plus the items' rate's around p.
+fn assert_negative_rows_track_the_formulas(csv: &str, domain: f64) {
+    let mut rows = 0;
+    for line in csv.lines().skip(1) {
+        let r: Vec<f64> = line.split(',').map(|x| x.parse().unwrap()).collect();
+        // distinct; present_queries, fnr, fnr_formula; absent_queries, fpr, fpr_formula
+        let distinct = r[2];
+        for (queries, items, got, want) in [
+            (r[3], distinct, r[5], r[6]),
+            (r[7], domain - distinct, r[9], r[10]),
+        ] {
+            if queries == 0.0 {
+                continue;
+            }
+            let sigma = (want * (1.0 - want) * (1.0 / queries + 1.0 / items)).sqrt();
+            assert!(
+                (got - want).abs() <= 4.0 * sigma + 1e-9,
+                "{got} vs {want} (σ {sigma}) in {line}"
+            );
+        }
+        rows += 1;
+    }
+    assert!(rows >= 5, "{csv}");
+}
+
 #[test]
 fn negative_b128_has_no_false_positives_and_b1_about_half() {
     let dir = Dir::new();
@@ -38,20 +66,20 @@ fn negative_b128_has_no_false_positives_and_b1_about_half() {
         dir.root(),
     );
     assert_eq!(v["max_fpr"], 0.0);
+    // about 9,400 distinct items held by 4,096 slots: most are pushed out
     let fnr = v["fnr"].as_f64().unwrap();
-    assert!(fnr > 0.2 && fnr < 0.8, "{fnr}"); // about 9,400 items in 4,096 slots
+    assert!(fnr > 0.5, "{fnr}");
+    let csv = std::fs::read_to_string(dir.path("negative-l12-b128-w1.csv")).unwrap();
+    assert_negative_rows_track_the_formulas(&csv, 20000.0);
     let v = sim(
         &[&["negative", "--b", "1"], &small[..]].concat(),
         dir.root(),
     );
     let fpr = v["fpr"].as_f64().unwrap();
-    let want = v["fpr_formula"].as_f64().unwrap(); // occupancy / 2
-    assert!(
-        (fpr - want).abs() < 0.03 && fpr > 0.35 && fpr <= 0.5,
-        "{fpr} vs {want}"
-    );
+    assert!(fpr > 0.35 && fpr <= 0.5, "{fpr}"); // occupancy / 2
     let csv = std::fs::read_to_string(dir.path("negative-l12-b1-w1.csv")).unwrap();
     assert!(csv.starts_with("occupancy,inserted,distinct,"));
+    assert_negative_rows_track_the_formulas(&csv, 20000.0);
 }
 
 #[test]
