@@ -151,9 +151,12 @@ fn indices(name: &Bound<'_, PyAny>, box_bytes: usize, k: u8) -> PyResult<Vec<u64
 #[pyo3(signature = (box_bytes, names, k = DEFAULT_K))]
 fn check(box_bytes: &[u8], names: &Bound<'_, PyAny>, k: u8) -> PyResult<Vec<bool>> {
     let bloom = AlgorandBloom::from_box(box_bytes, k).py()?;
-    names
-        .try_iter()?
-        .map(|name| with_name(&name?, |n| !bloom.contains_name(n)))
+    crate::items::iterate(names)?
+        .enumerate()
+        .map(|(i, name)| {
+            with_name(&name?, |n| !bloom.contains_name(n))
+                .map_err(|e| crate::items::at_item(names.py(), e, i as u64))
+        })
         .collect()
 }
 
@@ -284,8 +287,10 @@ fn replay<'py>(
         app.create_bloom_filter();
     }
     let results = PyList::empty(py);
-    for name in names.try_iter()? {
-        let r = match with_name(&name?, |n| app.buy_nft(n))? {
+    for (i, name) in crate::items::iterate(names)?.enumerate() {
+        let bought = with_name(&name?, |n| app.buy_nft(n))
+            .map_err(|e| crate::items::at_item(py, e, i as u64))?;
+        let r = match bought {
             Ok(()) => "ok".to_string(),
             Err(e) => format!("fail: {}", e.message()),
         };

@@ -151,8 +151,8 @@ impl PyStateBlock {
         elements: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
         let mut hashes: Vec<[u8; 32]> = Vec::new();
-        for item in elements.try_iter()? {
-            hashes.push(element_hash(&item?)?);
+        for (i, item) in crate::items::iterate(elements)?.enumerate() {
+            hashes.push(element_hash(&item?).map_err(|e| crate::items::at_item(py, e, i as u64))?);
         }
         let inner = &self.inner;
         let out: Vec<bool> =

@@ -30,7 +30,7 @@ macro_rules! filter_class {
             #[staticmethod]
             fn from_bytes(data: &pyo3::Bound<'_, pyo3::PyAny>) -> pyo3::PyResult<Self> {
                 use $crate::errors::IntoPy as _;
-                Ok(Self::wrap($crate::items::with_bytes(data, "data", $from)?.py()?))
+                Ok(Self::wrap($crate::items::with_filter_bytes(data, $from)?.py()?))
             }
 
             fn __reduce__<'py>(
@@ -210,7 +210,8 @@ macro_rules! membership_class {
             /// The filter's shape, fill and estimated false-positive rate: a dict with the keys
             /// of ``amq info --json`` (``kind``, ``m_bits``, ``k``, ``seed``,
             /// ``items_inserted``, ``bytes``, ``fill_ratio``, ``estimated_items``,
-            /// ``estimated_fpr`` and the kind's own, such as ``load_factor`` or ``links``).
+            /// ``estimated_fpr`` and the kind's own, such as ``load_factor``, ``links`` or the Bloom
+            /// kinds' ``index_scheme``: 2, or 1 for a file of a version before it).
             fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
                 $crate::convert::to_object(py, &self.inner.info())
             }

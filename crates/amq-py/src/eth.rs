@@ -21,7 +21,7 @@ pub fn fixed<const N: usize>(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<[u8
 
 /// The topics of a log: an iterable of 32-byte values.
 fn topics(obj: &Bound<'_, PyAny>) -> PyResult<Vec<[u8; 32]>> {
-    obj.try_iter()?
+    crate::items::iterate(obj)?
         .map(|t| fixed::<32>(&t?, "a topic"))
         .collect()
 }

@@ -67,7 +67,7 @@ fn insert_each(
     let (done, result) = py.detach(|| chunk.try_for_each(insert));
     *added += done;
     result.map_err(|e| {
-        let at = *added + 1;
+        let at = *added; // counted from 0, as `items::at_item` counts
         let context = format_args!(
             "(item {at} of the batch: the {added} before it were processed, it and those after it \
              were not)"
@@ -203,7 +203,8 @@ macro_rules! bloom_class {
                        union adds the other filter's count.", {
 
         /// A filter for ``n`` items at false-positive rate ``fpr`` (0 < fpr < 1), with ``k``
-        /// fixed if given: m and k as ``amq build --fpr FPR --items N`` chooses them, so the
+        /// fixed if given (the split block kind has k = 8: any other ``k`` raises
+        /// ``ValueError``): m and k as ``amq build --fpr FPR --items N`` chooses them, so the
         /// same items give the same ``.amq`` bytes.
         #[staticmethod]
         #[pyo3(signature = (n, fpr, seed = 0, k = None))]

@@ -137,6 +137,19 @@ pub fn with_bytes<R>(
     )))
 }
 
+/// Calls `f` with the bytes of a serialised filter (`bytes` or `bytearray`). A `str` or a
+/// path object is most likely the name of the file, so the error says how to read one.
+pub fn with_filter_bytes<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(&[u8]) -> R) -> PyResult<R> {
+    if obj.cast::<PyString>().is_ok() || obj.hasattr("__fspath__")? {
+        return Err(PyTypeError::new_err(format!(
+            "data must be a filter's bytes (bytes or bytearray), not a file name: read the file first, as in \
+             amq.load(open({}, \"rb\").read())",
+            obj.repr()?
+        )));
+    }
+    with_bytes(obj, "data", f)
+}
+
 /// Items copied into one buffer: item i is `data[ends[i - 1]..ends[i]]`.
 #[derive(Default)]
 pub struct Arena {
@@ -289,7 +302,7 @@ impl<'py> Array<'py> {
 }
 
 /// The iterator over a batch that is not an array.
-fn iterate<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyIterator>> {
+pub fn iterate<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyIterator>> {
     if obj.is_instance_of::<PyBytes>() || obj.is_instance_of::<PyString>() {
         // iterating a bytes or str object item by item is almost surely a mistake
         return Err(PyTypeError::new_err(

@@ -64,7 +64,7 @@ fn wrap(py: Python<'_>, f: AnyFilter) -> PyResult<Bound<'_, PyAny>> {
 /// corrupt) or of a kind newer than this package; never crashes, whatever the bytes.
 #[pyfunction]
 fn load<'py>(py: Python<'py>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    let f = items::with_bytes(data, "data", AnyFilter::from_bytes)?.py()?;
+    let f = items::with_filter_bytes(data, AnyFilter::from_bytes)?.py()?;
     wrap(py, f)
 }
 
@@ -117,8 +117,10 @@ fn spec(
 /// ``fpr_exact`` and the kind's own).
 ///
 /// The spec is a dict or keyword arguments, as the library's ``Spec`` serialises: ``kind``
-/// (``"bloom"``, the default, ``"blocked-bloom"``, ``"cuckoo"``, ``"sliding-window-bloom"``,
-/// ``"aging-bloom"``, ``"negative-cache"``) and its parameters, for example
+/// (``"bloom"``, the default, ``"blocked-bloom"``, ``"split-block-bloom"``, ``"cuckoo"``,
+/// ``"scalable-bloom"``, ``"expandable-cuckoo"``, ``"sliding-window-bloom"``,
+/// ``"sliding-window-cuckoo"``, ``"aging-bloom"``, ``"ttl-cuckoo"``, ``"negative-cache"``: the
+/// kinds of ``amq plan --kind``) and its parameters, for example
 /// ``amq.plan(items=10**6, fpr=0.01)``, ``amq.plan("cuckoo", items=10**6, fpr=0.001)``,
 /// ``amq.plan(kind="bloom", items=10**4, m_bits=32768)``, ``amq.plan(kind="aging-bloom",
 /// window=10**6, generations=4, fpr=0.01)``. Raises ``ValueError`` for a spec the planner

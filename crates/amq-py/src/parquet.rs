@@ -30,7 +30,10 @@ fn hashes(
     values: &Bound<'_, PyAny>,
     hash: impl Fn(&Bound<'_, PyAny>) -> PyResult<u64>,
 ) -> PyResult<Vec<u64>> {
-    values.try_iter()?.map(|v| hash(&v?)).collect()
+    crate::items::iterate(values)?
+        .enumerate()
+        .map(|(i, v)| hash(&v?).map_err(|e| crate::items::at_item(values.py(), e, i as u64)))
+        .collect()
 }
 
 fn hash_of_int64(v: &Bound<'_, PyAny>) -> PyResult<u64> {

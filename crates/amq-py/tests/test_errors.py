@@ -164,6 +164,38 @@ def test_batches_of_elements_say_where_they_stopped():
     assert all(f.contains_many(i.to_bytes(4, "little") for i in range(5000)))
 
 
+def test_a_single_str_or_bytes_is_not_taken_for_a_batch():
+    # iterating "BAYC1" would ask for (or mint) the five names "B", "A", "Y", "C" and "1"
+    box = amq.algorand.AlgorandBloom()
+    box.add("BAYC1")
+    parquet = amq.parquet.ParquetBloomFilter(1024)
+    block = amq.cashu.StateBlock(10)
+    for call in [
+        lambda: amq.algorand.check(box.to_bytes(), "BAYC1"),
+        lambda: amq.algorand.replay("BAYC1", max_supply=10),
+        lambda: parquet.contains_bytes_many("abc"),
+        lambda: block.contains_many("ab" * 32),
+    ]:
+        with pytest.raises(TypeError, match="not a single bytes or str object"):
+            call()
+    assert amq.algorand.check(box.to_bytes(), ["BAYC1", "BAYC2"]) == [False, True]
+    # and a bad item is named by its place, counted from 0 as everywhere
+    with pytest.raises(TypeError, match="^item 1 of the batch: "):
+        amq.algorand.check(box.to_bytes(), ["BAYC1", 5])
+    with pytest.raises(TypeError, match="^item 2 of the batch: "):
+        amq.algorand.replay(["A", "B", 5.0], max_supply=10)
+    with pytest.raises(TypeError, match="^item 1 of the batch: "):
+        parquet.contains_int64_many([1, "x"])
+
+def test_a_file_name_given_for_a_filter_says_to_read_the_file(tmp_path):
+    path = tmp_path / "users.amq"
+    path.write_bytes(amq.BloomFilter(64, 3).to_bytes())
+    for data in [str(path), path]:
+        for load in [amq.load, amq.BloomFilter.from_bytes]:
+            with pytest.raises(TypeError, match=r"not a file name: .*open\(.*\.read\(\)"):
+                load(data)
+    assert amq.load(open(path, "rb").read()) == amq.BloomFilter(64, 3)
+
 def test_a_spec_whose_kind_is_not_a_str_says_so():
     # serde read such a tag as a map and said "dict keys must have type str"
     for kind, name in [(5, "int"), (None, "NoneType"), (b"bloom", "bytes")]:
