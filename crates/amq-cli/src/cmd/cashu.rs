@@ -52,7 +52,8 @@ pub enum HashName {
     /// MurmurHash3 x64_128, seed 0, first 64-bit word (the draft's text; the default).
     #[value(name = "murmur3-128")]
     Murmur3_128,
-    /// Two MurmurHash3 x86_32 (seed 0, then seed h1): nutshell, cashu-ts and cdk.
+    /// Two MurmurHash3 x86_32 (seed 0, then seed h1): the draft's test vectors and its pull
+    /// requests to nutshell, cashu-ts and cdk.
     #[value(name = "murmur3-32x2")]
     Murmur3_32x2,
     /// SipHash-2-4 with a 16-byte --key, digest read big-endian (the draft's first version).

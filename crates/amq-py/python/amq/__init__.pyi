@@ -181,7 +181,8 @@ class ScalableBloomFilter(_Filter):
 
 class ExpandableCuckooFilter(_Filter):
     """Cuckoo filters of growing capacity and longer fingerprints, within fpr together, with
-    remove. add raises FilterFullError when the chain cannot grow."""
+    remove. add raises FilterFullError when the chain cannot grow: past the last link whose
+    share of fpr 16-bit fingerprints can meet (three links at fpr=0.001)."""
     def __init__(self, n: int, fpr: float, seed: int = 0, expansion: int = 2,
                  tightening: float = 0.5) -> None: ...
     @staticmethod

@@ -7,8 +7,12 @@ wallet checks its own notes against it (``match``): False is "definitely unspent
 their hex).
 
 Three item hashes are in use, each with a published vector: ``"murmur3-128"`` (the draft's
-text; the default), ``"murmur3-32x2"`` (nutshell, cashu-ts, cdk) and ``"siphash"`` (the
-draft's first version, with a 16-byte key).
+text; the default), ``"murmur3-32x2"`` (the draft's own test vectors and its implementation
+pull requests to nutshell, cashu-ts and cdk) and ``"siphash"`` (the draft's first version,
+with a 16-byte key). A response does not name its hash, and a wallet that hashes otherwise
+than its mint finds none of its notes: pass ``hash="murmur3-32x2"`` to work with those
+implementations. (The draft, cashubtc/nuts PR #261, was closed unmerged; NUT-23 is now
+another document.)
 
 The compact state filters (cashubtc/nuts PR #433, revision B): ``element(kind, id, state)``
 is the ``E`` of a state change, ``StateBlock`` a Bloom block of 2**b bits that a mint fills

@@ -14,8 +14,11 @@
 //! | [`CashuHash`] | hash of the item | source |
 //! |---|---|---|
 //! | [`Murmur3X64_128`](CashuHash::Murmur3X64_128) (default) | MurmurHash3 x64_128, seed 0, first 64-bit word (`mmh3.hash128(item) & (2**64 - 1)`) | the draft's text |
-//! | [`Murmur3X86_32x2`](CashuHash::Murmur3X86_32x2) | h1 = MurmurHash3 x86_32(item, 0), h2 = MurmurHash3 x86_32(item, h1), h1 ≪ 32 \| h2 | nutshell, cashu-ts, cdk |
+//! | [`Murmur3X86_32x2`](CashuHash::Murmur3X86_32x2) | h1 = MurmurHash3 x86_32(item, 0), h2 = MurmurHash3 x86_32(item, h1), h1 ≪ 32 \| h2 | the draft's test vectors; its pull requests to nutshell, cashu-ts, cdk |
 //! | [`SipHash24`](CashuHash::SipHash24) | SipHash-2-4 with a 16-byte key, the 8-byte digest read big-endian | the draft's first version |
+//!
+//! A response does not name its hash: a wallet that hashes otherwise than its mint finds
+//! none of its notes ("definitely unspent" for every one), so mint and wallet must agree.
 //!
 //! ```
 //! use amq::formats::cashu::{CashuFilter, CashuHash, DEFAULT_M, DEFAULT_P};
