@@ -1,5 +1,6 @@
 //! Any bytes as a Cashu `GetFilterResponse` JSON: an error or a filter, never a panic and never
-//! an unbounded allocation or loop; a response that reads writes back and reads again the same.
+//! an unbounded allocation or loop; a response that reads writes back and reads again the same,
+//! and its codes were checked on reading, so matching it cannot fail.
 #![no_main]
 
 use amq::formats::cashu::{CashuHash, GetFilterResponse};
@@ -18,8 +19,8 @@ fuzz_target!(|data: &[u8]| {
         CashuHash::SipHash24 { key: [1; 16] },
     ] {
         let filter = response.clone().into_filter(hash).unwrap();
-        let _ = filter.match_many(&[&b"a"[..], b"b", &[2; 33]]);
-        let _ = filter.contains(b"");
+        filter.match_many(&[&b"a"[..], b"b", &[2; 33]]).unwrap();
+        filter.contains(b"").unwrap();
         let _ = filter.gcs().validate();
     }
 });

@@ -124,7 +124,8 @@ fn bad_responses_and_arguments_exit_2() {
         .assert()
         .code(2)
         .stderr(predicate::str::starts_with("error:").and(predicate::str::contains("2^32")));
-    // two codes whose unary quotient never ends: named by file, with the bytes it needs
+    // two codes whose unary quotient never ends: refused on reading, named by file, with the
+    // bytes it needs
     dir.write(
         "filter.json",
         r#"{"n": 2, "p": 19, "m": 784931, "content": "////////", "timestamp": 0}"#,
@@ -136,8 +137,8 @@ fn bad_responses_and_arguments_exit_2() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "filter.json: the filter's content: truncated input: golomb-rice code at byte 0 \
-             needs 9 bytes, 6 left",
+            "filter.json: not a valid GetFilterResponse: truncated input: golomb-rice code at \
+             byte 0 needs 9 bytes, 6 left",
         ));
     dir.write("filter.json", "not json");
     amq()

@@ -196,6 +196,12 @@ def test_cashu_refuses_bad_responses_and_items():
         amq.cashu.build(CASHU_ITEMS, key=bytes(16))
     with pytest.raises(ValueError, match="unknown hash"):
         amq.cashu.build(CASHU_ITEMS, hash="md5")
+    # an n that is not the content's count of codes: one less would leave the last unread
+    response = amq.cashu.build(CASHU_ITEMS, timestamp=0)
+    with pytest.raises(ValueError, match="bytes after the last code"):
+        amq.cashu.match({**response, "n": response["n"] - 1}, CASHU_ITEMS)
+    with pytest.raises(ValueError, match="truncated|each item needs"):
+        amq.cashu.match({**response, "n": response["n"] + 1}, CASHU_ITEMS)
 
 
 # --- Algorand unit-name registry -----------------------------------------------------------

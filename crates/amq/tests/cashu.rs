@@ -211,3 +211,34 @@ fn bulk_table() {
         assert_eq!(format!("{:.9}", bulk_all_negative(784_931, x)), expected);
     }
 }
+
+/// A response whose n does not match its content's codes is refused: a smaller n would leave
+/// the last codes unread (their notes "definitely unspent"), a larger one ends inside a code.
+#[test]
+fn a_response_whose_n_does_not_match_its_content_is_refused() {
+    let spent: Vec<Vec<u8>> = (0u32..1000).map(|i| i.to_le_bytes().to_vec()).collect();
+    let filter =
+        CashuFilter::build(&spent, CashuHash::Murmur3X86_32x2, DEFAULT_P, DEFAULT_M).unwrap();
+    let content = base64::engine::general_purpose::STANDARD.encode(filter.content());
+    let json =
+        |n: u64, content: &str| format!(r#"{{"n": {n}, "content": "{content}", "timestamp": 0}}"#);
+    let response: GetFilterResponse = serde_json::from_str(&json(1000, &content)).unwrap();
+    let read = response.into_filter(CashuHash::Murmur3X86_32x2).unwrap();
+    assert!(read.match_many(&spent).unwrap().iter().all(|&m| m));
+    for (n, content, why) in [
+        (999, content.clone(), "bytes after the last code"),
+        // half: F halves, so the codes soon pass it
+        (500, content.clone(), "a decoded value reaches F"),
+        (1001, content.clone(), "truncated"),
+        // a whole zero byte more than the codes need
+        (
+            1000,
+            base64::engine::general_purpose::STANDARD
+                .encode([filter.content(), &[0u8][..]].concat()),
+            "1 bytes after the last code",
+        ),
+    ] {
+        let err = serde_json::from_str::<GetFilterResponse>(&json(n, &content)).unwrap_err();
+        assert!(err.to_string().contains(why), "n = {n}: {err}");
+    }
+}

@@ -312,7 +312,10 @@ pub fn bulk_all_negative(m: u64, queries: u64) -> f64 {
 ///
 /// Reading refuses, **before decoding any content**, a response whose `n`, `p` or `m` could
 /// make a decoder allocate or loop without bound: n ≥ 2³², m = 0 or m ≥ 2³², p > 32, or
-/// N·(P + 1) bits more than the content can hold.
+/// N·(P + 1) bits more than the content can hold. It then decodes the N codes and refuses
+/// content that ends inside one or has a byte after the last one's (N other than the
+/// content's codes: a smaller N would hide the last items), as Bitcoin Core refuses "excess
+/// data" after a BIP158 filter's codes; the padding bits are not checked.
 ///
 /// # Example
 /// ```
@@ -385,8 +388,10 @@ impl GetFilterResponse {
                 .map_err(|e| Error::parse("content (base64)", alloc::format!("{e}")))?;
             content.extend_from_slice(&bytes);
         }
-        // N·(P+1) against the exact length
-        Gcs::new(params, &content[..])?;
+        // N·(P+1) against the exact length, then the N codes against the bytes: a byte after
+        // the last code's is most likely a wrong n, which would answer "definitely unspent"
+        // for notes the mint holds (Bitcoin Core refuses such "excess data" in BIP158 too)
+        Gcs::new(params, &content[..])?.decode_all()?;
         Ok(GetFilterResponse {
             n: params.n(),
             p,
