@@ -95,6 +95,23 @@ impl PyAlgorandBloom {
         PyBytes::new(py, self.inner.as_bytes())
     }
 
+    fn __copy__(&self) -> Self {
+        self.clone()
+    }
+
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
+        self.clone()
+    }
+
+    /// Pickled as ``AlgorandBloom.from_box(bytes, k)``.
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> crate::common::Reduce<'py, (Bound<'py, PyBytes>, u8)> {
+        let from = slf.get_type().getattr("from_box")?;
+        let f = slf.try_borrow()?;
+        Ok((from, (f.to_bytes(slf.py()), f.k())))
+    }
+
     fn __bytes__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         self.to_bytes(py)
     }

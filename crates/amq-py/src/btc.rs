@@ -48,6 +48,22 @@ impl PyBip37 {
         PyBytes::new(py, &self.inner.to_filterload())
     }
 
+    fn __copy__(&self) -> Self {
+        self.clone()
+    }
+
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
+        self.clone()
+    }
+
+    /// Pickled as its ``filterload`` payload, which holds the whole filter.
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+        let from = slf.get_type().getattr("from_filterload")?;
+        Ok((from, (slf.try_borrow()?.to_filterload(slf.py()),)))
+    }
+
     /// Applies a ``filteradd`` payload (CompactSize length, data) as Core does: adds the
     /// data, at most 520 bytes (``ValueError`` for more, or for a truncated payload, with
     /// the filter unchanged). Returns True if any of its bits was zero.
@@ -265,6 +281,25 @@ impl PyBlockFilter {
 
     fn __bytes__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         self.to_bytes(py)
+    }
+
+    fn __copy__(&self) -> Self {
+        self.clone()
+    }
+
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
+        self.clone()
+    }
+
+    /// Pickled as ``BlockFilter(block_hash, data, p, m)``.
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> crate::common::Reduce<'py, (Bound<'py, PyBytes>, Bound<'py, PyBytes>, u8, u64)> {
+        let py = slf.py();
+        let f = slf.try_borrow()?;
+        let gcs = f.inner.gcs();
+        let args = (f.block_hash(py), f.to_bytes(py), gcs.p(), gcs.m());
+        Ok((slf.get_type().into_any(), args))
     }
 
     /// True if the element may be in the block, False if it definitely is not.

@@ -2,6 +2,9 @@
 //! read-only figures. [`filter_class!`] writes them into the class's one `#[pymethods]` block
 //! beside the kind's own methods.
 
+/// What a `__reduce__` returns: the callable that rebuilds the object, and its arguments.
+pub type Reduce<'py, Args> = pyo3::PyResult<(pyo3::Bound<'py, pyo3::PyAny>, Args)>;
+
 /// `#[pymethods]` for a filter class `$cls` wrapping `self.inner`, whose `.amq` decoder is
 /// `$from` (`fn(&[u8]) -> amq::Result<Inner>`) and whose equality is `$eq`
 /// (`fn(&Inner, &Inner) -> bool`), followed by the kind's own methods `$($rest)*`.

@@ -188,6 +188,14 @@ impl PyParquetBloom {
         self.clone()
     }
 
+    /// Pickled as ``ParquetBloomFilter.from_bitset(bitset)``.
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+        let from = slf.get_type().getattr("from_bitset")?;
+        Ok((from, (slf.try_borrow()?.bitset(slf.py()),)))
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "ParquetBloomFilter(num_bytes={}, bits_set={})",

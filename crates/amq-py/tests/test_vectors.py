@@ -320,3 +320,28 @@ def test_state_block_saturation_and_sizes():
     for kind, state in [("proof_state", "SPENT"), ("blind_signature", "")]:
         with pytest.raises(TypeError, match="bytes.fromhex"):
             amq.cashu.element(kind, "02" + "11" * 32, state)
+
+
+def test_the_format_classes_copy_and_pickle_to_equal_objects():
+    import copy
+    import pickle
+
+    bip37 = amq.btc.Bip37Filter(100, 0.001, 7, 1)
+    bip37.add(b"a script")
+    block = amq.btc.BlockFilter.build(bytes(range(32)), [b"one", b"two"], p=10, m=1024)
+    box = amq.algorand.AlgorandBloom(1024, 3)
+    box.add("BAYC1")
+    parquet = amq.parquet.ParquetBloomFilter(1024)
+    parquet.insert_int64(42)
+    for f in [bip37, block, box, parquet]:
+        for g in [copy.copy(f), copy.deepcopy(f), pickle.loads(pickle.dumps(f))]:
+            assert type(g) is type(f) and g == f and g is not f, f
+    # each copy is its own: a change to it leaves the original as it was
+    g = copy.copy(bip37)
+    g.add(b"another")
+    assert g != bip37 and bip37.contains(b"a script")
+    # the block filter keeps its P and M (10 and 1024 here), not the defaults
+    again = pickle.loads(pickle.dumps(block))
+    assert again.match_many([b"one", b"two"]) == [True, True] and again.n == 2
+    with pytest.raises(ValueError, match="truncated"):  # read with BIP158's P = 19
+        amq.btc.BlockFilter(bytes(range(32)), block.to_bytes())
