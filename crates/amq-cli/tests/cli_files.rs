@@ -445,3 +445,85 @@ fn a_file_size_limit_is_an_error_not_a_signal() {
         assert_eq!(fs::read(&path).unwrap(), before, "{args}");
     }
 }
+
+/// An update that changes nothing (`amq remove` or `amq ttl remove` of absent items) releases
+/// the file's lock before it prints: a reader that is slow to read its answers does not hold
+/// up the next writer.
+#[test]
+fn an_update_that_changes_nothing_does_not_hold_the_lock_while_it_prints() {
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path();
+    let run = |args: &[&str]| {
+        amq().args(args).current_dir(work).assert().success();
+    };
+    // empty filters: no item is found, so no remove changes anything
+    run(&[
+        "build",
+        "--kind",
+        "cuckoo",
+        "--items",
+        "1000",
+        "--fpr",
+        "0.01",
+        "-o",
+        "e.amq",
+        "/dev/null",
+    ]);
+    run(&[
+        "ttl", "new", "--items", "1000", "--fpr", "0.01", "--tick", "60", "-o", "t.amq",
+    ]);
+    // answers well beyond a pipe's 64 KiB buffer, so the print blocks until they are read
+    let absent: Vec<String> = (0..20_000).map(|i| format!("absent-item-{i}")).collect();
+    fs::write(work.join("absent.txt"), absent.join("\n") + "\n").unwrap();
+    let removes: [Vec<&str>; 2] = [
+        vec!["remove", "e.amq", "--file", "absent.txt"],
+        [
+            &["ttl", "remove", "t.amq"][..],
+            &absent.iter().map(String::as_str).collect::<Vec<_>>(),
+        ]
+        .concat(),
+    ];
+    for (args, file) in removes.iter().zip(["e.amq", "t.amq"]) {
+        let mut slow = std::process::Command::new(assert_cmd::cargo::cargo_bin("amq"))
+            .args(args)
+            .current_dir(work)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // while its answers sit unread, another writer of the same file gets through
+        std::thread::sleep(Duration::from_millis(500));
+        let start = Instant::now();
+        let mut other = std::process::Command::new(assert_cmd::cargo::cargo_bin("amq"))
+            .args(["remove", file, "x"])
+            .current_dir(work)
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        let finished = loop {
+            if let Some(status) = other.try_wait().unwrap() {
+                break Some(status);
+            }
+            if start.elapsed() > Duration::from_secs(20) {
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        // now read the slow one's answers, so that it ends either way
+        let mut answers = String::new();
+        std::io::Read::read_to_string(&mut slow.stdout.take().unwrap(), &mut answers).unwrap();
+        // exit 1: not every item was removed
+        assert_eq!(slow.wait().unwrap().code(), Some(1), "{args:?}");
+        assert_eq!(answers.lines().count(), 20_000, "{args:?}");
+        if finished.is_none() {
+            other.wait().unwrap();
+        }
+        assert!(
+            finished.is_some(),
+            "{file}: the second writer waited for the lock"
+        );
+    }
+}

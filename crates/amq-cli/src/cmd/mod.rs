@@ -73,7 +73,8 @@ impl Answers {
     /// The answers of an update whose yes is a change to `state` (removed, slashed): one per
     /// item, held back ([`AfterSave`](crate::output::AfterSave)) until `save` has written the
     /// file, which it does only if some answer was yes. Nothing is printed for a change that
-    /// was not saved, and a reader that closes the pipe cannot stop the save.
+    /// was not saved, and a reader that closes the pipe cannot stop the save. `save` holds
+    /// the file's lock: it is dropped, releasing the lock, before anything is printed.
     pub fn print_after_save<'a, S>(
         &self,
         state: &mut S,
@@ -91,6 +92,8 @@ impl Answers {
         let code = self.print_to(&mut held, answers)?;
         if changed {
             save(state)?;
+        } else {
+            drop(save);
         }
         held.print()?;
         Ok(code)

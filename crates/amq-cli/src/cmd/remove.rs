@@ -96,6 +96,10 @@ pub fn run(a: Args) -> Result<ExitCode> {
         update.replace(&crate::fsio::encode(filter.size_bytes(), || {
             filter.to_bytes()
         })?)?;
+    } else {
+        // nothing to write: let the next writer in while the answers are printed (to a pipe
+        // that may not be read for a while)
+        drop(update);
     }
     out.print()?;
     Ok(super::exit_all(all))
