@@ -151,6 +151,9 @@ fn the_decoder_accepts_what_core_accepts() {
     // ReadCompactSize: "size too large" above 0x02000000
     let e = read("fe01000002").unwrap_err();
     assert!(e.to_string().contains("at most 33554432"), "{e}");
+    // N = 0x02000000 itself is within Core's range: the codes are what is missing
+    let e = read("fe00000002").unwrap_err();
+    assert!(matches!(e, amq::Error::Truncated { .. }), "{e}");
     // N = 1, one code (a unary 1110 and 19 bits) and one padding bit: Core never looks at
     // it, so set it is read; validate, which asks for the canonical bytes, refuses it
     let f = read("019dfca9").unwrap();

@@ -242,3 +242,46 @@ fn a_response_whose_n_does_not_match_its_content_is_refused() {
         assert!(err.to_string().contains(why), "n = {n}: {err}");
     }
 }
+
+/// A response whose content holds exactly the N·(P+1) bits its N codes need at the least is
+/// read (three codes of quotient 0 and a 7-bit remainder in three bytes); one code more is
+/// refused before any decoding.
+#[test]
+fn content_of_exactly_the_bits_n_needs_is_read() {
+    let r: GetFilterResponse =
+        serde_json::from_str(r#"{"n": 3, "p": 7, "content": "AAAA", "timestamp": 0}"#).unwrap();
+    assert_eq!((r.n, r.p, &r.content[..]), (3, 7, &[0u8, 0, 0][..]));
+    let f = r.into_filter(CashuHash::default()).unwrap();
+    assert_eq!(f.gcs().decode().unwrap(), [0, 0, 0]);
+    let err = serde_json::from_str::<GetFilterResponse>(
+        r#"{"n": 4, "p": 7, "content": "AAAA", "timestamp": 0}"#,
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("n (each item needs"), "{err}");
+}
+
+/// A target given twice is refused wherever its hash sorts among the others (first, last or
+/// between), and distinct targets are answered in their order.
+#[test]
+fn repeated_targets_are_refused_wherever_they_sort() {
+    let items: Vec<Vec<u8>> = (0u8..8).map(|i| vec![i; 3]).collect();
+    let filter = CashuFilter::build(&items[..4], CashuHash::default(), 19, 784_931).unwrap();
+    let answers = filter.match_many(&items).unwrap();
+    assert_eq!(answers[..4], [true; 4]);
+    for (i, item) in items.iter().enumerate() {
+        assert_eq!(answers[i], filter.contains(item).unwrap(), "target {i}");
+        let mut targets = items.clone();
+        targets.push(item.clone());
+        let err = filter.match_many(&targets).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                amq::Error::InvalidParameter {
+                    name: "targets",
+                    ..
+                }
+            ),
+            "target {i} twice: {err}"
+        );
+    }
+}

@@ -220,3 +220,127 @@ fn tiny_rates_do_not_cancel() {
         "gcs bits",
     );
 }
+
+/// A size given as bits or bytes is taken up to 2⁶³ bits exactly, and refused one bit (or
+/// one block) past it, for both Bloom kinds: the limit the message names.
+#[test]
+fn sizes_of_exactly_2_63_bits_are_planned() {
+    const LIMIT: u64 = 1 << 63;
+    for kind in [PlanKind::Bloom, PlanKind::BlockedBloom] {
+        for target in [Target::Bits(LIMIT), Target::Memory(LIMIT / 8)] {
+            let p = plan(kind, 1000, target, Some(1)).unwrap();
+            assert_eq!(
+                (p.m_bits, p.bytes),
+                (LIMIT, LIMIT / 8),
+                "{kind:?} {target:?}"
+            );
+        }
+        let e = plan(kind, 1000, Target::Bits(LIMIT + 1), Some(1)).unwrap_err();
+        assert!(
+            e.to_string().contains("more than 2^63 bits"),
+            "{kind:?}: {e}"
+        );
+    }
+    // an ordinary size: m as given, the better of ⌊(m/n)·ln 2⌋ and ⌈(m/n)·ln 2⌉ = 6.93
+    let p = plan(PlanKind::Bloom, 1000, Target::Bits(10_000), None).unwrap();
+    assert_eq!((p.m_bits, p.k), (10_000, 7));
+    assert_eq!(p.fpr, math::fpr(1000, 10_000, 7));
+    // the last block before the limit
+    let p = plan(
+        PlanKind::BlockedBloom,
+        1000,
+        Target::Bits(LIMIT - 512),
+        Some(1),
+    )
+    .unwrap();
+    assert_eq!(p.m_bits, LIMIT - 512);
+}
+
+/// `optimal_m` is the real-valued optimum `−n·ln ε/(ln 2)²`: at m = optimal_m and the optimal
+/// k = (m/n)·ln 2, the classic rate `(1 − e^(−kn/m))^k = 2^(−k)` is ε itself; and 1% costs the
+/// textbook 9.585 bits per key (Broder and Mitzenmacher 2004: 1.44·log₂(1/ε)).
+#[test]
+fn optimal_m_is_the_classic_optimum() {
+    for (n, e) in [
+        (1u64, 0.5),
+        (1000, 0.01),
+        (1_000_000, 1e-3),
+        (1 << 40, 1e-9),
+    ] {
+        let m = math::optimal_m(n, e);
+        let k = m / n as f64 * std::f64::consts::LN_2;
+        let rate = (1.0 - (-k * n as f64 / m).exp()).powf(k);
+        assert!(
+            (rate / e - 1.0).abs() < 1e-9,
+            "n = {n}, ε = {e}: m = {m}, rate {rate}"
+        );
+    }
+    let per_key = math::optimal_m(1_000_000, 0.01) / 1e6;
+    assert!((per_key - 9.585).abs() < 1e-3, "{per_key}");
+}
+
+/// The planner takes k up to the largest a filter of the kind accepts and refuses one more,
+/// whether sized by ε or by bits: a plan it gives is a filter `AnyFilter::new` can make.
+#[test]
+fn planned_k_is_bounded_as_the_filters_bound_it() {
+    for (kind, max) in [
+        (PlanKind::Bloom, math::BLOOM_MAX_K),
+        (PlanKind::BlockedBloom, amq::hash::BLOCK_MAX_K),
+    ] {
+        for target in [Target::Fpr(0.5), Target::Bits(100_000)] {
+            assert_eq!(
+                plan(kind, 10, target, Some(max)).unwrap().k,
+                max,
+                "{kind:?}"
+            );
+            assert_eq!(plan(kind, 10, target, Some(1)).unwrap().k, 1, "{kind:?}");
+            for bad in [0, max + 1] {
+                let e = plan(kind, 10, target, Some(bad)).unwrap_err();
+                assert!(
+                    matches!(e, amq::Error::InvalidParameter { name: "k", .. }),
+                    "{kind:?} k = {bad}: {e}"
+                );
+            }
+        }
+    }
+    assert_eq!(
+        bloom_size(10, 0.5, Some(math::BLOOM_MAX_K)).unwrap().1,
+        math::BLOOM_MAX_K
+    );
+    assert!(bloom_size(10, 0.5, Some(math::BLOOM_MAX_K + 1)).is_err());
+    let max = amq::hash::BLOCK_MAX_K;
+    assert_eq!(blocked_size(10, 0.5, Some(max)).unwrap().1, max);
+    assert!(blocked_size(10, 0.5, Some(max + 1)).is_err());
+}
+
+/// `binomial_sigma` is the binomial spread `√(p(1 − p)/trials)` the rate tests rely on: a
+/// fair coin over 100 throws spreads 0.05; p = 0.1 over 900 trials 0.01; p = 0.9 spreads as
+/// p = 0.1 does; p = 0 and p = 1 not at all.
+#[test]
+fn binomial_sigma_is_the_binomial_spread() {
+    for (p, trials, sigma) in [
+        (0.5, 100u64, 0.05),
+        (0.1, 900, 0.01),
+        (0.9, 900, 0.01),
+        (0.0, 10, 0.0),
+        (1.0, 10, 0.0),
+    ] {
+        let got = math::binomial_sigma(p, trials);
+        assert!(
+            (got - sigma).abs() < 1e-15,
+            "p = {p}, {trials} trials: {got}"
+        );
+    }
+}
+
+/// An item estimate of a filter with no bits or no hash functions is 0, not NaN (the guard
+/// the three estimators share); a full filter estimates infinitely many items.
+#[test]
+fn item_estimates_at_the_edges() {
+    assert_eq!(math::estimate_items(0, 0, 7), 0.0);
+    assert_eq!(math::estimate_items(10, 100, 0), 0.0);
+    assert_eq!(math::estimate_items(100, 100, 7), f64::INFINITY);
+    assert_eq!(math::split_block_estimate_items(0, 0), 0.0);
+    assert_eq!(math::blocked_estimate_items(0, 0, 7), 0.0);
+    assert_eq!(math::blocked_estimate_items(10, 1, 0), 0.0);
+}

@@ -195,6 +195,31 @@ fn bad_sizes_are_errors() {
     ));
 }
 
+/// Filters are equal exactly when their bitsets are: an insert that sets a new bit, or
+/// another size, makes them differ; the same hashes in another order do not.
+#[test]
+fn equality_is_equality_of_bitsets() {
+    let hashes: Vec<u64> = (0i64..200).map(hash_i64).collect();
+    let mut a = ParquetBloomFilter::with_num_bytes(1024).unwrap();
+    let mut b = ParquetBloomFilter::with_num_bytes(1024).unwrap();
+    assert_eq!(a, b);
+    assert_ne!(a, ParquetBloomFilter::with_num_bytes(2048).unwrap());
+    for &h in &hashes {
+        a.insert_hash(h);
+    }
+    for &h in hashes.iter().rev() {
+        b.insert_hash(h);
+    }
+    assert_eq!(a, b);
+    let new = (200..)
+        .map(hash_i64)
+        .find(|&h| !a.contains_hash(h))
+        .unwrap();
+    b.insert_hash(new);
+    assert_ne!(a.to_bitset(), b.to_bitset());
+    assert_ne!(a, b);
+}
+
 proptest! {
     /// No false negatives, for any hashes and any number of blocks; the bitset round-trips.
     #[test]

@@ -304,3 +304,32 @@ fn registry_round_trip() {
         Some(amq::wire::Kind::SplitBlockBloom)
     );
 }
+
+/// A split block filter is planned up to `SPLIT_BLOCK_MAX_BLOCKS` blocks given as bits or
+/// bytes, and refused past it (bits rounded up to a block, bytes down).
+#[test]
+fn planned_sizes_stop_at_the_largest_filter() {
+    use amq::math::{plan, SPLIT_BLOCK_MAX_BLOCKS as MAX};
+    let planned = |target| {
+        plan(&Spec::SplitBlockBloom {
+            items: 1000,
+            target,
+        })
+    };
+    for target in [Target::Bits(MAX * 512), Target::Memory(MAX * 64 + 63)] {
+        let p = planned(target).unwrap();
+        assert_eq!((p.m_bits, p.bytes), (MAX * 512, MAX * 64), "{target:?}");
+    }
+    for target in [
+        Target::Bits(MAX * 512 + 1),
+        Target::Memory((MAX + 1) * 64),
+        Target::Bits(u64::MAX),
+        Target::Memory(u64::MAX),
+    ] {
+        let e = planned(target).unwrap_err();
+        assert!(
+            matches!(e, amq::Error::InvalidParameter { name: "m", .. }),
+            "{target:?}: {e}"
+        );
+    }
+}

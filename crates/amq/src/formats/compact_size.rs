@@ -106,6 +106,19 @@ mod tests {
             assert_eq!(read_compact_size(&out).unwrap(), (n, out.len()));
             assert_eq!(compact_size_len(n), out.len());
             assert!(read_compact_size(&out[..out.len() - 1]).is_err());
+            // every cut of the encoding says the whole width it needs and what was left
+            for cut in 0..out.len() {
+                assert_eq!(
+                    read_compact_size(&out[..cut]),
+                    Err(Error::Truncated {
+                        what: "compactsize",
+                        offset: 0,
+                        needed: if cut == 0 { 1 } else { out.len() },
+                        available: cut,
+                    }),
+                    "{n} cut to {cut} bytes"
+                );
+            }
         }
         assert!(read_compact_size(&[0xfe, 0xff, 0xff, 0, 0]).is_err());
         assert!(matches!(
