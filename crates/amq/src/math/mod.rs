@@ -43,6 +43,9 @@ pub const BLOCK_BITS: u64 = 512;
 /// assert!((p - 0.875).abs() < 1e-12);
 /// assert_eq!(amq::math::bit_zero_probability(0, 1, 1), 1.0); // nothing inserted
 /// assert_eq!(amq::math::fpr_exact(0, 1, 1), 0.0);
+/// // no hash functions: every query answers "maybe", in both forms
+/// assert_eq!(amq::math::fpr_exact(5, 100, 0), 1.0);
+/// assert_eq!(amq::math::fpr(5, 100, 0), 1.0);
 /// ```
 pub fn bit_zero_probability(n: u64, m: u64, k: u32) -> f64 {
     if m == 0 {
@@ -79,10 +82,11 @@ pub fn fpr(n: u64, m: u64, k: u32) -> f64 {
 /// treats the k probed bits as independent, so it is an approximation for tiny m; the two forms
 /// agree to within O(k/m) relative error.
 pub fn fpr_exact(n: u64, m: u64, k: u32) -> f64 {
-    if m == 0 {
+    if m == 0 || k == 0 {
+        // no bits, or no bit to test: every query answers "maybe", as `fpr` says
         return 1.0;
     }
-    if n == 0 || k == 0 {
+    if n == 0 {
         return 0.0;
     }
     // 1 − (1 − 1/m)^(kn) as −expm1(kn·log1p(−1/m)): exact where kn/m is tiny
