@@ -25,6 +25,18 @@ fn amq() -> Command {
     Command::new(bin())
 }
 
+/// `amq ARGS` in `dir`, its answers into a pipe that the test reads, or closes, when it likes.
+fn spawn_in(dir: &Path, args: &[&str]) -> Child {
+    std::process::Command::new(bin())
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
 fn spawn(args: &[&str], stdin: Option<&str>) -> Child {
     let mut c = std::process::Command::new(bin());
     c.args(args)
@@ -366,7 +378,6 @@ fn a_full_disk_leaves_the_filter_intact_and_no_temporary_file() {
 /// answers (20,000 lines) are more than a pipe holds.
 #[test]
 fn a_closed_stdout_does_not_stop_an_update() {
-    use std::process::Stdio;
     let dir = tempfile::tempdir().unwrap();
     let work = dir.path();
     cuckoo(work);
@@ -390,14 +401,7 @@ fn a_closed_stdout_does_not_stop_an_update() {
         &["remove", "c.amq", "--file", "items.txt"][..],
         &["rln", "register", "r.amq", "items.txt"][..],
     ] {
-        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("amq"))
-            .args(args)
-            .current_dir(work)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = spawn_in(work, args);
         // close the pipe unread, as `head -c 0` does
         drop(child.stdout.take());
         let status = child.wait().unwrap();
@@ -451,8 +455,6 @@ fn a_file_size_limit_is_an_error_not_a_signal() {
 /// up the next writer.
 #[test]
 fn an_update_that_changes_nothing_does_not_hold_the_lock_while_it_prints() {
-    use std::process::Stdio;
-    use std::time::{Duration, Instant};
     let dir = tempfile::tempdir().unwrap();
     let work = dir.path();
     let run = |args: &[&str]| {
@@ -486,23 +488,11 @@ fn an_update_that_changes_nothing_does_not_hold_the_lock_while_it_prints() {
         .concat(),
     ];
     for (args, file) in removes.iter().zip(["e.amq", "t.amq"]) {
-        let mut slow = std::process::Command::new(assert_cmd::cargo::cargo_bin("amq"))
-            .args(args)
-            .current_dir(work)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut slow = spawn_in(work, args);
         // while its answers sit unread, another writer of the same file gets through
         std::thread::sleep(Duration::from_millis(500));
         let start = Instant::now();
-        let mut other = std::process::Command::new(assert_cmd::cargo::cargo_bin("amq"))
-            .args(["remove", file, "x"])
-            .current_dir(work)
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut other = spawn_in(work, &["remove", file, "x"]);
         let finished = loop {
             if let Some(status) = other.try_wait().unwrap() {
                 break Some(status);

@@ -95,15 +95,7 @@ impl PyAlgorandBloom {
         PyBytes::new(py, self.inner.as_bytes())
     }
 
-    fn __copy__(&self) -> Self {
-        self.clone()
-    }
-
-    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
-        self.clone()
-    }
-
-    /// Pickled as ``AlgorandBloom.from_box(bytes, k)``.
+    /// Pickled (and so copied by ``copy``) as ``AlgorandBloom.from_box(bytes, k)``.
     fn __reduce__<'py>(
         slf: &Bound<'py, Self>,
     ) -> crate::common::Reduce<'py, (Bound<'py, PyBytes>, u8)> {

@@ -48,15 +48,8 @@ impl PyBip37 {
         PyBytes::new(py, &self.inner.to_filterload())
     }
 
-    fn __copy__(&self) -> Self {
-        self.clone()
-    }
-
-    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
-        self.clone()
-    }
-
-    /// Pickled as its ``filterload`` payload, which holds the whole filter.
+    /// Pickled (and so copied by ``copy``) as its ``filterload`` payload, which holds the
+    /// whole filter.
     fn __reduce__<'py>(
         slf: &Bound<'py, Self>,
     ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
@@ -283,15 +276,7 @@ impl PyBlockFilter {
         self.to_bytes(py)
     }
 
-    fn __copy__(&self) -> Self {
-        self.clone()
-    }
-
-    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
-        self.clone()
-    }
-
-    /// Pickled as ``BlockFilter(block_hash, data, p, m)``.
+    /// Pickled (and so copied by ``copy``) as ``BlockFilter(block_hash, data, p, m)``.
     fn __reduce__<'py>(
         slf: &Bound<'py, Self>,
     ) -> crate::common::Reduce<'py, (Bound<'py, PyBytes>, Bound<'py, PyBytes>, u8, u64)> {
