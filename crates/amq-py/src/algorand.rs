@@ -160,13 +160,7 @@ fn indices(name: &Bound<'_, PyAny>, box_bytes: usize, k: u8) -> PyResult<Vec<u64
 #[pyo3(signature = (box_bytes, names, k = DEFAULT_K))]
 fn check(box_bytes: &[u8], names: &Bound<'_, PyAny>, k: u8) -> PyResult<Vec<bool>> {
     let bloom = AlgorandBloom::from_box(box_bytes, k).py()?;
-    crate::items::iterate(names)?
-        .enumerate()
-        .map(|(i, name)| {
-            with_name(&name?, |n| !bloom.contains_name(n))
-                .map_err(|e| crate::items::at_item(names.py(), e, i as u64))
-        })
-        .collect()
+    crate::items::map_each(names, |name| with_name(name, |n| !bloom.contains_name(n)))
 }
 
 /// The smallest box (and k) for ``supply`` names at false-positive rate ``fpr``, with its
@@ -296,14 +290,12 @@ fn replay<'py>(
         app.create_bloom_filter();
     }
     let results = PyList::empty(py);
-    for (i, name) in crate::items::iterate(names)?.enumerate() {
-        let bought = with_name(&name?, |n| app.buy_nft(n))
-            .map_err(|e| crate::items::at_item(py, e, i as u64))?;
-        let r = match bought {
+    let bought = crate::items::map_each(names, |name| with_name(name, |n| app.buy_nft(n)))?;
+    for r in bought {
+        results.append(match r {
             Ok(()) => "ok".to_string(),
             Err(e) => format!("fail: {}", e.message()),
-        };
-        results.append(r)?;
+        })?;
     }
     let d = PyDict::new(py);
     d.set_item("results", results)?;

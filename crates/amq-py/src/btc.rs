@@ -52,7 +52,7 @@ impl PyBip37 {
     /// whole filter.
     fn __reduce__<'py>(
         slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+    ) -> crate::common::Reduce<'py, (Bound<'py, PyBytes>,)> {
         let from = slf.get_type().getattr("from_filterload")?;
         Ok((from, (slf.try_borrow()?.to_filterload(slf.py()),)))
     }

@@ -35,10 +35,9 @@ fn cashu_hash(name: &str, key: Option<&Bound<'_, PyAny>>) -> PyResult<CashuHash>
 ///
 /// ``items`` are raw ``bytes`` (33-byte points ``Y``, not their hex; duplicates kept), hashed
 /// with ``hash``: ``"murmur3-128"`` (MurmurHash3 x64_128, the draft's text; the default),
-/// ``"murmur3-32x2"`` (two MurmurHash3 x86_32: the draft's test vectors and its pull requests to
-/// nutshell, cashu-ts and cdk; the response does not name its hash, so mint and wallet must
-/// agree) or ``"siphash"``
-/// (SipHash-2-4 with a 16-byte ``key``). ``p`` is the Golomb-Rice parameter, ``m`` the
+/// ``"murmur3-32x2"`` (two MurmurHash3 x86_32: the draft's test vectors and its pull requests
+/// to nutshell, cashu-ts and cdk; the response does not name its hash, so mint and wallet
+/// must agree) or ``"siphash"`` (SipHash-2-4 with a 16-byte ``key``). ``p`` is the Golomb-Rice parameter, ``m`` the
 /// inverse false-positive rate (below 2**32), ``timestamp`` in seconds since the Unix epoch
 /// (default: now). Built with the GIL released.
 #[pyfunction]

@@ -150,10 +150,7 @@ impl PyStateBlock {
         py: Python<'py>,
         elements: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let mut hashes: Vec<[u8; 32]> = Vec::new();
-        for (i, item) in crate::items::iterate(elements)?.enumerate() {
-            hashes.push(element_hash(&item?).map_err(|e| crate::items::at_item(py, e, i as u64))?);
-        }
+        let hashes = crate::items::map_each(elements, element_hash)?;
         let inner = &self.inner;
         let out: Vec<bool> =
             py.detach(|| hashes.iter().map(|e| inner.contains_element(e)).collect());

@@ -21,9 +21,7 @@ pub fn fixed<const N: usize>(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<[u8
 
 /// The topics of a log: an iterable of 32-byte values.
 fn topics(obj: &Bound<'_, PyAny>) -> PyResult<Vec<[u8; 32]>> {
-    crate::items::iterate(obj)?
-        .map(|t| fixed::<32>(&t?, "a topic"))
-        .collect()
+    crate::items::map_each(obj, |t| fixed::<32>(t, "a topic"))
 }
 
 /// A 2048-bit Ethereum logsBloom (256 bytes), as in block headers and receipts: each input

@@ -67,10 +67,10 @@ fn insert_each(
     let (done, result) = py.detach(|| chunk.try_for_each(insert));
     *added += done;
     result.map_err(|e| {
-        let at = *added; // counted from 0, as `items::at_item` counts
+        // counted from 0, as `items::at_item` counts: item i has the i before it
         let context = format_args!(
-            "(item {at} of the batch: the {added} before it were processed, it and those after it \
-             were not)"
+            "(item {added} of the batch: the {added} before it were processed, it and those after \
+             it were not)"
         );
         match e {
             // the library's "nothing was added" speaks of the one item, not of the batch

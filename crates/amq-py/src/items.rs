@@ -302,7 +302,7 @@ impl<'py> Array<'py> {
 }
 
 /// The iterator over a batch that is not an array.
-pub fn iterate<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyIterator>> {
+fn iterate<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyIterator>> {
     if obj.is_instance_of::<PyBytes>() || obj.is_instance_of::<PyString>() {
         // iterating a bytes or str object item by item is almost surely a mistake
         return Err(PyTypeError::new_err(
@@ -311,6 +311,18 @@ pub fn iterate<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyIterator>>
         ));
     }
     obj.try_iter()
+}
+
+/// `f` of each item of a batch, in order (a single `str` or `bytes` is refused, as
+/// [`iterate`] refuses it); an error from `f` names the item's position ([`at_item`]).
+pub fn map_each<'py, R>(
+    obj: &Bound<'py, PyAny>,
+    mut f: impl FnMut(&Bound<'py, PyAny>) -> PyResult<R>,
+) -> PyResult<Vec<R>> {
+    iterate(obj)?
+        .enumerate()
+        .map(|(i, item)| f(&item?).map_err(|e| at_item(obj.py(), e, i as u64)))
+        .collect()
 }
 
 /// Reads one item into the arena.

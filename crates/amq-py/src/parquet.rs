@@ -30,10 +30,7 @@ fn hashes(
     values: &Bound<'_, PyAny>,
     hash: impl Fn(&Bound<'_, PyAny>) -> PyResult<u64>,
 ) -> PyResult<Vec<u64>> {
-    crate::items::iterate(values)?
-        .enumerate()
-        .map(|(i, v)| hash(&v?).map_err(|e| crate::items::at_item(values.py(), e, i as u64)))
-        .collect()
+    crate::items::map_each(values, hash)
 }
 
 fn hash_of_int64(v: &Bound<'_, PyAny>) -> PyResult<u64> {
@@ -191,7 +188,7 @@ impl PyParquetBloom {
     /// Pickled as ``ParquetBloomFilter.from_bitset(bitset)``.
     fn __reduce__<'py>(
         slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+    ) -> crate::common::Reduce<'py, (Bound<'py, PyBytes>,)> {
         let from = slf.get_type().getattr("from_bitset")?;
         Ok((from, (slf.try_borrow()?.bitset(slf.py()),)))
     }

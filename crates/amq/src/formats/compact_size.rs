@@ -86,8 +86,8 @@ pub fn read_compact_size(bytes: &[u8]) -> Result<(u64, usize)> {
 mod tests {
     use super::*;
 
-    /// Every width round-trips, in the length `compact_size_len` says; every truncation is an error; a value in a wider form than it
-    /// needs is refused as Bitcoin Core refuses it.
+    /// Every width round-trips, in the length `compact_size_len` says; every truncation is an
+    /// error; a value in a wider form than it needs is refused as Bitcoin Core refuses it.
     #[test]
     fn round_trips_truncations_and_non_canonical_forms() {
         for n in [
