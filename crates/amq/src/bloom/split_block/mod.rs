@@ -36,10 +36,11 @@ use kernel::Block512;
 ///
 /// The fastest kernel the CPU runs (AVX-512, AVX2 or portable) is chosen at construction
 /// ([`Kernel::detect`]); all set and find the same bits ([`with_kernel`](Self::with_kernel)).
-/// Chosen at run time, a kernel costs a call per query; in a build with AVX-512 enabled at
-/// compile time (`RUSTFLAGS="-C target-cpu=native"` on an AVX-512 CPU) the AVX-512 kernel
-/// inlines into the caller's loop, which made single queries about 25% faster
-/// (BENCHMARKS.md, "Issue 14").
+/// On x86-64 a single query or insert of either SIMD kernel is inlined into the caller's loop
+/// (as AVX2 inline assembly: a kernel chosen at run time cannot inline its
+/// `#[target_feature]` code), and the batches are one call per batch; in a build with
+/// AVX-512 enabled at compile time (`RUSTFLAGS="-C target-cpu=native"` on an AVX-512 CPU)
+/// the AVX-512 kernel's own code inlines instead (BENCHMARKS.md, "Issue 14").
 ///
 /// # Example
 /// ```

@@ -36,13 +36,17 @@ macro_rules! loops {
     };
     (@one $query:ident, $insert:ident, $batch:ident, $chunked:ident, $insert_chunked:ident,
      $block:ty, $has:ident, $set:ident, $(#[$attr:meta])*) => {
+        /// The single query (the SIMD kernels': in builds with AVX-512F; without, `single`).
         $(#[$attr])*
+        #[allow(dead_code)]
         pub(super) fn $query(blocks: &[$block], hash: impl FnOnce() -> u64) -> bool {
             let h = hash();
             $has(&blocks[block_index(h, blocks.len())], h as u32)
         }
 
+        /// The single insert (the SIMD kernels': as the single query).
         $(#[$attr])*
+        #[allow(dead_code)]
         pub(super) fn $insert(blocks: &mut [$block], hash: impl FnOnce() -> u64) -> bool {
             let h = hash();
             let b = block_index(h, blocks.len());

@@ -17,9 +17,11 @@
 //! `#[target_feature(enable = "avx2,avx512f")]` ones, so that the caller's hash (a closure)
 //! inlines into the SIMD code. [`Kernel`] says which one a filter runs; all give
 //! bit-identical results (the tests check it on random blocks and hashes). Chosen at run
-//! time, the SIMD kernels cannot inline into a caller built without their features, so a
-//! single query is a call; built with AVX-512F enabled (`-C target-cpu=native` on such a CPU),
-//! the AVX-512 kernel inlines and the other two stay out of line. The AVX-512 kernel
+//! time, the SIMD kernels cannot inline into a caller built without their features, so the
+//! single query and insert of both SIMD kernels are the AVX2 test as inline assembly
+//! ([`single`]), which does inline: one branch on the kernel, no call. Built with AVX-512F
+//! enabled (`-C target-cpu=native` on such a CPU), the AVX-512 kernel's intrinsics inline
+//! instead and the other two kernels stay out of line. The AVX-512 kernel
 //! holds a [`Block512`] in one register (one load, one `vptestmq`); for Parquet's
 //! [`Block256`] it runs the AVX2 code.
 
@@ -233,6 +235,20 @@ fn cold<R>(f: impl FnOnce() -> R) -> R {
 #[inline(always)]
 #[allow(unsafe_code)]
 pub(crate) fn contains512(kernel: Kernel, blocks: &[Block512], hash: impl FnOnce() -> u64) -> bool {
+    // Built without AVX-512F: the SIMD kernels' single query as inline assembly ([`single`]),
+    // which inlines into the caller's loop where their `#[target_feature]` code cannot.
+    #[cfg(all(target_arch = "x86_64", not(target_feature = "avx512f")))]
+    {
+        let h = hash();
+        if kernel == Kernel::Portable {
+            single::portable_contains512(blocks, h)
+        } else {
+            // SAFETY: a `Kernel::Avx2` or `Kernel::Avx512` is only ever stored after
+            // `Kernel::is_supported` said this CPU has AVX2 (as in `dispatch!`).
+            unsafe { single::contains512(blocks, h) }
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(target_feature = "avx512f"))))]
     dispatch!(
         kernel,
         avx512::query512(blocks, hash),
@@ -250,6 +266,17 @@ pub(crate) fn insert512(
     blocks: &mut [Block512],
     hash: impl FnOnce() -> u64,
 ) -> bool {
+    #[cfg(all(target_arch = "x86_64", not(target_feature = "avx512f")))]
+    {
+        let h = hash();
+        if kernel == Kernel::Portable {
+            single::portable_insert512(blocks, h)
+        } else {
+            // SAFETY: as in `contains512`.
+            unsafe { single::insert512(blocks, h) }
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(target_feature = "avx512f"))))]
     dispatch!(
         kernel,
         avx512::insert512(blocks, hash),
@@ -317,6 +344,14 @@ pub(crate) fn insert512_batch_chunked(
 #[inline(always)]
 #[allow(unsafe_code)]
 pub(crate) fn contains256(kernel: Kernel, blocks: &[Block256], h: u64) -> bool {
+    #[cfg(all(target_arch = "x86_64", not(target_feature = "avx512f")))]
+    if kernel == Kernel::Portable {
+        single::portable_contains256(blocks, h)
+    } else {
+        // SAFETY: as in `contains512`.
+        unsafe { single::contains256(blocks, h) }
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(target_feature = "avx512f"))))]
     dispatch!(
         kernel,
         avx512::query256(blocks, || h),
@@ -330,6 +365,14 @@ pub(crate) fn contains256(kernel: Kernel, blocks: &[Block256], h: u64) -> bool {
 #[inline(always)]
 #[allow(unsafe_code)]
 pub(crate) fn insert256(kernel: Kernel, blocks: &mut [Block256], h: u64) -> bool {
+    #[cfg(all(target_arch = "x86_64", not(target_feature = "avx512f")))]
+    if kernel == Kernel::Portable {
+        single::portable_insert256(blocks, h)
+    } else {
+        // SAFETY: as in `contains512`.
+        unsafe { single::insert256(blocks, h) }
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(target_feature = "avx512f"))))]
     dispatch!(
         kernel,
         avx512::insert256(blocks, || h),
@@ -371,6 +414,10 @@ pub(crate) mod avx2;
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 pub(crate) mod avx512;
+
+#[cfg(all(target_arch = "x86_64", not(target_feature = "avx512f")))]
+#[allow(unsafe_code)]
+mod single;
 
 #[cfg(test)]
 mod tests;

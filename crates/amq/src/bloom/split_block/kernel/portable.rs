@@ -66,9 +66,9 @@ pub(crate) fn set512(b: &mut Block512, h32: u32) -> bool {
     cover(&mut b.0, mask512(h32))
 }
 
-// Out of line where a SIMD kernel may run instead, so that the three-way dispatch stays
-// small enough to inline into the caller's loop (as the SIMD functions cannot, their
-// target features being the caller's only at run time); inline elsewhere.
+// Out of line where a SIMD kernel may run instead, so that the dispatch stays small enough
+// to inline into the caller's loop (the single query and insert of the SIMD kernels inline
+// there as assembly, `single`; their batches are calls); inline elsewhere.
 loops!(
     #[cfg_attr(target_arch = "x86_64", inline(never))]
     #[cfg_attr(not(target_arch = "x86_64"), inline)]
