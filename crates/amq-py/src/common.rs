@@ -237,11 +237,38 @@ macro_rules! membership_class {
 
 pub(crate) use membership_class;
 
+/// A `now=` or `timestamp=` argument: seconds since the Unix epoch, an int, or a float such as
+/// `time.time()` returns, rounded down as the system clock's time is (a float that is not
+/// finite, or below 0, or of 2^64 and more raises `ValueError`; an int takes PyO3's checks of
+/// a u64).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Seconds(pub u64);
+
+impl<'a, 'py> pyo3::FromPyObject<'a, 'py> for Seconds {
+    type Error = pyo3::PyErr;
+
+    fn extract(obj: pyo3::Borrowed<'a, 'py, pyo3::PyAny>) -> pyo3::PyResult<Self> {
+        use pyo3::types::{PyFloat, PyFloatMethods as _};
+        if let Ok(float) = obj.cast::<PyFloat>() {
+            let x = float.value();
+            // 2^64 as f64 is exact; every finite x in [0, 2^64) truncates into a u64
+            return if x.is_finite() && (0.0..18_446_744_073_709_551_616.0).contains(&x) {
+                Ok(Seconds(x as u64))
+            } else {
+                Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "a time is seconds since the Unix epoch, at least 0 and below 2**64: got {x}"
+                )))
+            };
+        }
+        obj.extract::<u64>().map(Seconds)
+    }
+}
+
 /// `now` (seconds since the Unix epoch), or the system clock's time: the default of every
 /// call that takes `now` or a timestamp.
-pub fn time(now: Option<u64>) -> u64 {
+pub fn time(now: Option<Seconds>) -> u64 {
     use amq::clock::Clock as _;
-    now.unwrap_or_else(|| amq::clock::SystemClock.now())
+    now.map_or_else(|| amq::clock::SystemClock.now(), |Seconds(s)| s)
 }
 
 std::thread_local! {
@@ -271,7 +298,7 @@ impl amq::clock::Clock for CallClock {
 /// here) on this thread, then puts back the time it read before: a call made meanwhile on
 /// this thread (by an item's `__index__` or a batch's generator) sets its own time and leaves
 /// this one in place for the rest of `f`.
-pub fn at<R>(now: Option<u64>, f: impl FnOnce() -> R) -> R {
+pub fn at<R>(now: Option<Seconds>, f: impl FnOnce() -> R) -> R {
     struct Restore(Option<u64>);
     impl Drop for Restore {
         fn drop(&mut self) {

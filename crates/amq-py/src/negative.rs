@@ -1,7 +1,7 @@
 //! `NegativeCache`: "definitely present" or "maybe absent", the other way round from a
 //! filter.
 
-use crate::common::{at, call_clock_kind, filter_class, same_bytes, CallClock};
+use crate::common::{at, call_clock_kind, filter_class, same_bytes, CallClock, Seconds};
 use crate::convert::{new_filter, to_object};
 use crate::errors::IntoPy;
 use crate::items::{answers, for_each_chunk, is_ndarray, with_item};
@@ -18,8 +18,8 @@ use pyo3::prelude::*;
 /// answer is wrong with probability at most ``ways * 2**-b``. Typical use: remember the keys
 /// known to be missing upstream, and skip the lookup for them.
 ///
-/// The methods that depend on the time take ``now`` (seconds since the Unix epoch; default:
-/// the system clock), as the command line's ``--now``. It is the call's own: calls at other
+/// The methods that depend on the time take ``now`` (seconds since the Unix epoch, an int or a
+/// float such as ``time.time()``, rounded down; default: the system clock), as the command line's ``--now``. It is the call's own: calls at other
 /// times from other threads, or on a copy, do not change it.
 #[pyclass(module = "amq", name = "NegativeCache")]
 pub struct PyNegative {
@@ -51,7 +51,7 @@ filter_class!(PyNegative, negative_from_bytes, same_bytes,
         &mut self,
         item: &Bound<'_, PyAny>,
         ttl: Option<u64>,
-        now: Option<u64>,
+        now: Option<Seconds>,
     ) -> PyResult<bool> {
         at(now, || match ttl {
             None => with_item(item, |b| self.inner.insert(b)),
@@ -66,13 +66,13 @@ filter_class!(PyNegative, negative_from_bytes, same_bytes,
     /// True if the item is definitely present (added, live as of ``now``, not pushed out),
     /// False if it is maybe absent.
     #[pyo3(signature = (item, now = None))]
-    fn contains(&self, item: &Bound<'_, PyAny>, now: Option<u64>) -> PyResult<bool> {
+    fn contains(&self, item: &Bound<'_, PyAny>, now: Option<Seconds>) -> PyResult<bool> {
         at(now, || with_item(item, |b| self.inner.contains(b)))
     }
 
     /// Forgets an item: True if it was held and live.
     #[pyo3(signature = (item, now = None))]
-    fn remove(&mut self, item: &Bound<'_, PyAny>, now: Option<u64>) -> PyResult<bool> {
+    fn remove(&mut self, item: &Bound<'_, PyAny>, now: Option<Seconds>) -> PyResult<bool> {
         at(now, || with_item(item, |b| self.inner.remove(b)))
     }
 
@@ -85,7 +85,7 @@ filter_class!(PyNegative, negative_from_bytes, same_bytes,
         &mut self,
         py: Python<'_>,
         items: &Bound<'_, PyAny>,
-        now: Option<u64>,
+        now: Option<Seconds>,
     ) -> PyResult<()> {
         let inner = &mut self.inner;
         at(now, || {
@@ -104,7 +104,7 @@ filter_class!(PyNegative, negative_from_bytes, same_bytes,
         &self,
         py: Python<'py>,
         items: &Bound<'py, PyAny>,
-        now: Option<u64>,
+        now: Option<Seconds>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let c = &self.inner;
         let mut out = Vec::new();
@@ -124,7 +124,7 @@ filter_class!(PyNegative, negative_from_bytes, same_bytes,
 
     /// Shape, occupancy and error rates as of ``now``: the keys of ``amq info --json``.
     #[pyo3(signature = (now = None))]
-    fn info<'py>(&self, py: Python<'py>, now: Option<u64>) -> PyResult<Bound<'py, PyAny>> {
+    fn info<'py>(&self, py: Python<'py>, now: Option<Seconds>) -> PyResult<Bound<'py, PyAny>> {
         at(now, || to_object(py, &self.inner.info()))
     }
 

@@ -1,6 +1,6 @@
 //! `TtlCuckooFilter`: a cuckoo filter whose every entry expires on its own.
 
-use crate::common::{at, call_clock_kind, filter_class, same_bytes, time, CallClock};
+use crate::common::{at, call_clock_kind, filter_class, same_bytes, time, CallClock, Seconds};
 use crate::convert::{new_filter, to_object};
 use crate::errors::IntoPy;
 use crate::filters::contains_batch;
@@ -17,7 +17,8 @@ use pyo3::prelude::*;
 ///
 /// ``TtlCuckooFilter(items, fpr, tick, max_ttl=None, stamp_bits=None)`` holds ``items`` live
 /// items at false-positive rate ``fpr``, as ``amq ttl new`` makes it. The methods that depend
-/// on the time take ``now`` (seconds since the Unix epoch; default: the system clock), as the
+/// on the time take ``now`` (seconds since the Unix epoch, an int or a float such as
+/// ``time.time()``, rounded down; default: the system clock), as the
 /// command line's ``--now`` (the call's own: calls at other times from other threads, or on
 /// a copy, do not change it); ``ttl`` defaults to the filter's default TTL (``max_ttl``).
 #[pyclass(module = "amq", name = "TtlCuckooFilter")]
@@ -69,7 +70,7 @@ filter_class!(PyTtl, ttl_from_bytes, same_bytes,
         &mut self,
         item: &Bound<'_, PyAny>,
         ttl: Option<u64>,
-        now: Option<u64>,
+        now: Option<Seconds>,
     ) -> PyResult<bool> {
         let ttl = ttl.unwrap_or(self.inner.default_ttl());
         let now = time(now);
@@ -82,7 +83,7 @@ filter_class!(PyTtl, ttl_from_bytes, same_bytes,
 
     /// True if the item may be live at ``now``, False if it definitely is not.
     #[pyo3(signature = (item, now = None))]
-    fn contains(&self, item: &Bound<'_, PyAny>, now: Option<u64>) -> PyResult<bool> {
+    fn contains(&self, item: &Bound<'_, PyAny>, now: Option<Seconds>) -> PyResult<bool> {
         let now = time(now);
         with_item(item, |b| self.inner.contains(b, now))
     }
@@ -90,7 +91,7 @@ filter_class!(PyTtl, ttl_from_bytes, same_bytes,
     /// Removes the item's live entry: True if there was one. An item with the same
     /// fingerprint and buckets shares it and goes with it.
     #[pyo3(signature = (item, now = None))]
-    fn remove(&mut self, item: &Bound<'_, PyAny>, now: Option<u64>) -> PyResult<bool> {
+    fn remove(&mut self, item: &Bound<'_, PyAny>, now: Option<Seconds>) -> PyResult<bool> {
         let now = time(now);
         with_item(item, |b| self.inner.remove(b, now))
     }
@@ -107,7 +108,7 @@ filter_class!(PyTtl, ttl_from_bytes, same_bytes,
         py: Python<'_>,
         items: &Bound<'_, PyAny>,
         ttl: Option<u64>,
-        now: Option<u64>,
+        now: Option<Seconds>,
     ) -> PyResult<()> {
         let ttl = ttl.unwrap_or(self.inner.default_ttl());
         let now = time(now);
@@ -123,14 +124,14 @@ filter_class!(PyTtl, ttl_from_bytes, same_bytes,
         &self,
         py: Python<'py>,
         items: &Bound<'py, PyAny>,
-        now: Option<u64>,
+        now: Option<Seconds>,
     ) -> PyResult<Bound<'py, PyAny>> {
         contains_batch!(py, &self.inner, items, at: time(now))
     }
 
     /// Clears the entries expired at ``now`` (inserts do this when they need the room).
     #[pyo3(signature = (now = None))]
-    fn expire(&mut self, now: Option<u64>) {
+    fn expire(&mut self, now: Option<Seconds>) {
         self.inner.expire(time(now));
     }
 
@@ -141,14 +142,14 @@ filter_class!(PyTtl, ttl_from_bytes, same_bytes,
 
     /// Entries live at ``now``.
     #[pyo3(signature = (now = None))]
-    fn live(&self, now: Option<u64>) -> u64 {
+    fn live(&self, now: Option<Seconds>) -> u64 {
         self.inner.entries_at(time(now)).0
     }
 
     /// Shape, live and expired entries and the false-positive rate as of ``now``: the keys
     /// of ``amq info --json``.
     #[pyo3(signature = (now = None))]
-    fn info<'py>(&self, py: Python<'py>, now: Option<u64>) -> PyResult<Bound<'py, PyAny>> {
+    fn info<'py>(&self, py: Python<'py>, now: Option<Seconds>) -> PyResult<Bound<'py, PyAny>> {
         at(now, || to_object(py, &self.inner.info()))
     }
 

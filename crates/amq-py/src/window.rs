@@ -1,7 +1,7 @@
 //! The window kinds: `SlidingWindowBloom` (items at positions) and `AgingBloom` (items seen
 //! within the last window of insertions or seconds).
 
-use crate::common::{at, call_clock_kind, filter_class, same, same_bytes, CallClock};
+use crate::common::{at, call_clock_kind, filter_class, same, same_bytes, CallClock, Seconds};
 use crate::convert::{new_filter, to_object};
 use crate::errors::{to_py, IntoPy};
 use crate::filters::contains_batch;
@@ -204,8 +204,8 @@ fn read_positions(obj: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<u64>> {
 /// ``AgingBloom.with_window(window, generations, fpr)`` remembers at least the last
 /// ``window`` insertions; ``AgingBloom.with_time_window(window_seconds, generations,
 /// items_per_generation, fpr)`` at least the last ``window_seconds`` seconds. The methods
-/// that depend on the time take ``now`` (seconds since the Unix epoch; default: the system
-/// clock), as the command line's ``--now``. It is the call's own: calls at other times from
+/// that depend on the time take ``now`` (seconds since the Unix epoch, an int or a float such
+/// as ``time.time()``, rounded down; default: the system clock), as the command line's ``--now``. It is the call's own: calls at other times from
 /// other threads, or on a copy, do not change it.
 #[pyclass(module = "amq", name = "AgingBloom")]
 pub struct PyAging {
@@ -270,7 +270,7 @@ filter_class!(PyAging, aging_from_bytes, same_bytes,
     /// Adds an item to the current generation (rotating first when it is full or its time is
     /// over). Returns False if it may already have been there.
     #[pyo3(signature = (item, now = None))]
-    fn add(&mut self, item: &Bound<'_, PyAny>, now: Option<u64>) -> PyResult<bool> {
+    fn add(&mut self, item: &Bound<'_, PyAny>, now: Option<Seconds>) -> PyResult<bool> {
         at(now, || with_item(item, |b| self.inner.insert(b)))?.py()
     }
 
@@ -281,7 +281,7 @@ filter_class!(PyAging, aging_from_bytes, same_bytes,
     /// True if the item may have been added within the window (as of ``now``), False if
     /// definitely not.
     #[pyo3(signature = (item, now = None))]
-    fn contains(&self, item: &Bound<'_, PyAny>, now: Option<u64>) -> PyResult<bool> {
+    fn contains(&self, item: &Bound<'_, PyAny>, now: Option<Seconds>) -> PyResult<bool> {
         at(now, || with_item(item, |b| self.inner.contains(b)))
     }
 
@@ -294,7 +294,7 @@ filter_class!(PyAging, aging_from_bytes, same_bytes,
         &mut self,
         py: Python<'_>,
         items: &Bound<'_, PyAny>,
-        now: Option<u64>,
+        now: Option<Seconds>,
     ) -> PyResult<()> {
         at(now, || {
             crate::filters::insert_batch(py, &mut self.inner, items)
@@ -309,7 +309,7 @@ filter_class!(PyAging, aging_from_bytes, same_bytes,
         &self,
         py: Python<'py>,
         items: &Bound<'py, PyAny>,
-        now: Option<u64>,
+        now: Option<Seconds>,
     ) -> PyResult<Bound<'py, PyAny>> {
         at(now, || contains_batch!(py, &self.inner, items))
     }
@@ -317,7 +317,7 @@ filter_class!(PyAging, aging_from_bytes, same_bytes,
     /// Applies the rotations due by ``now`` (a time-rotated filter; the command line does
     /// this before it writes the file).
     #[pyo3(signature = (now = None))]
-    fn expire(&mut self, now: Option<u64>) {
+    fn expire(&mut self, now: Option<Seconds>) {
         at(now, || self.inner.expire());
     }
 
@@ -329,7 +329,7 @@ filter_class!(PyAging, aging_from_bytes, same_bytes,
     /// Shape, generations and false-positive rate as of ``now``: the keys of
     /// ``amq info --json``.
     #[pyo3(signature = (now = None))]
-    fn info<'py>(&self, py: Python<'py>, now: Option<u64>) -> PyResult<Bound<'py, PyAny>> {
+    fn info<'py>(&self, py: Python<'py>, now: Option<Seconds>) -> PyResult<Bound<'py, PyAny>> {
         at(now, || to_object(py, &self.inner.info()))
     }
 

@@ -511,3 +511,33 @@ def test_from_bytes_takes_bytes_and_bytearray_as_load_does():
     with pytest.raises(TypeError, match=r"bytes or bytearray\), not a file name"):
         amq.BloomFilter.from_bytes("AMQ")
 
+
+
+def test_now_takes_the_float_time_time_gives_as_its_whole_seconds():
+    """`now=` (and Cashu's `timestamp=`) take a float such as `time.time()` returns, rounded
+    down to whole seconds as the system clock is; a float that is no time is a ValueError."""
+    import time
+
+    t0 = 1_700_000_000
+    by_int = amq.TtlCuckooFilter(1000, 0.01, 1, max_ttl=10)
+    by_float = amq.TtlCuckooFilter(1000, 0.01, 1, max_ttl=10)
+    assert by_int.add("k", ttl=3, now=t0) and by_float.add("k", ttl=3, now=t0 + 0.99)
+    assert by_int == by_float  # the same stamp: 0.99 s was rounded down
+    # live until t0 + 3 (exclusive) on both, whole seconds or not
+    assert by_float.contains("k", now=t0 + 2.999) and not by_float.contains("k", now=t0 + 3.0)
+    assert by_float.live(now=float(t0 + 2)) == 1 and by_float.live(now=t0 + 3.5) == 0
+    cache = amq.NegativeCache(10, ttl=60)
+    cache.add("miss", now=t0 + 0.5)
+    assert cache.contains("miss", now=t0 + 59.9) and not cache.contains("miss", now=t0 + 61.5)
+    for at in [t0 + 59.5, t0 + 60.5]:
+        assert cache.contains("miss", now=at) == cache.contains("miss", now=int(at))
+    aging = amq.AgingBloom.with_time_window(60, 4, 100, 0.01)
+    aging.add("x", now=time.time())
+    assert aging.contains("x", now=time.time())
+    for bad in [float("nan"), float("inf"), -1.0, 2.0**64]:
+        with pytest.raises(ValueError, match="seconds since the Unix epoch"):
+            by_float.contains("k", now=bad)
+    with pytest.raises(TypeError):
+        by_float.contains("k", now="1700000000")
+    response = amq.cashu.build([b"a", b"b"], timestamp=t0 + 0.75)
+    assert response["timestamp"] == t0

@@ -12,7 +12,7 @@ DEFAULT_P: int
 DEFAULT_M: int
 
 def build(items: Iterable[Bytes], hash: HashName = "murmur3-128", p: int = 19,
-          m: int = 784931, timestamp: Optional[int] = None,
+          m: int = 784931, timestamp: Optional[float] = None,
           key: Union[Bytes, str, None] = None) -> dict[str, Any]: ...
 def match(response: Response, items: Iterable[Bytes], hash: HashName = "murmur3-128",
           key: Union[Bytes, str, None] = None) -> list[bool]: ...
