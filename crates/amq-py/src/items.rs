@@ -17,7 +17,9 @@
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyInt, PyIterator, PyList, PyString, PyTuple, PyType};
+use pyo3::types::{
+    PyByteArray, PyBytes, PyInt, PyIterator, PyList, PyMemoryView, PyString, PyTuple, PyType,
+};
 
 /// The message of the `TypeError` for an object that is not an item, naming its type with its
 /// module beyond the built-ins (`numpy.bool`, where `bool` read as if `True` were refused).
@@ -27,7 +29,7 @@ fn not_an_item(obj: &Bound<'_, PyAny>) -> PyErr {
         .fully_qualified_name()
         .map_or_else(|_| "?".to_string(), |n| n.to_string());
     PyTypeError::new_err(format!(
-        "an item must be bytes, bytearray, str or int, not {name}"
+        "an item must be bytes, bytearray, memoryview, str or int, not {name}"
     ))
 }
 
@@ -104,14 +106,28 @@ pub fn with_item<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(&[u8]) -> R) -> PyRes
     if let Ok(b) = obj.cast::<PyByteArray>() {
         return Ok(f(&b.to_vec()));
     }
+    if let Some(b) = memory_bytes(obj)? {
+        return Ok(f(&b));
+    }
     if obj.hasattr("__index__")? {
         return Ok(f(&int_bytes(obj)?));
     }
     Err(not_an_item(obj))
 }
 
-/// Calls `f` with the bytes of one item that must be a byte string (`bytes` or `bytearray`):
-/// the chain formats hash raw bytes, where a `str` would most likely be hex by mistake.
+/// The bytes of a `memoryview` (its `tobytes()`: the memory it shows, in order, whatever
+/// its format), or `None` for any other object.
+pub fn memory_bytes(obj: &Bound<'_, PyAny>) -> PyResult<Option<Vec<u8>>> {
+    if !obj.is_instance_of::<PyMemoryView>() {
+        return Ok(None);
+    }
+    let bytes = obj.call_method0("tobytes")?;
+    Ok(Some(bytes.cast::<PyBytes>()?.as_bytes().to_vec()))
+}
+
+/// Calls `f` with the bytes of one item that must be a byte string (`bytes`, `bytearray` or
+/// a `memoryview`): the chain formats hash raw bytes, where a `str` would most likely be hex
+/// by mistake.
 pub fn with_bytes<R>(
     obj: &Bound<'_, PyAny>,
     what: &str,
@@ -123,6 +139,9 @@ pub fn with_bytes<R>(
     if let Ok(b) = obj.cast::<PyByteArray>() {
         return Ok(f(&b.to_vec()));
     }
+    if let Some(b) = memory_bytes(obj)? {
+        return Ok(f(&b));
+    }
     let name = obj
         .get_type()
         .name()
@@ -133,7 +152,7 @@ pub fn with_bytes<R>(
         ""
     };
     Err(PyTypeError::new_err(format!(
-        "{what} must be bytes or bytearray, not {name}{hint}"
+        "{what} must be bytes, bytearray or memoryview, not {name}{hint}"
     )))
 }
 
@@ -303,11 +322,18 @@ impl<'py> Array<'py> {
 
 /// The iterator over a batch that is not an array.
 fn iterate<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyIterator>> {
-    if obj.is_instance_of::<PyBytes>() || obj.is_instance_of::<PyString>() {
-        // iterating a bytes or str object item by item is almost surely a mistake
+    // iterating a byte string or a str item by item (each byte an int item, each character a
+    // str) is almost surely a mistake; a memoryview of wider items (an array of u64) is not
+    let byte_view =
+        obj.is_instance_of::<PyMemoryView>() && obj.getattr("itemsize")?.extract::<usize>()? == 1;
+    if obj.is_instance_of::<PyBytes>()
+        || obj.is_instance_of::<PyByteArray>()
+        || obj.is_instance_of::<PyString>()
+        || byte_view
+    {
         return Err(PyTypeError::new_err(
             "a batch is an iterable of items (a list, a tuple, a NumPy array, ...), not a \
-             single bytes or str object",
+             single bytes, bytearray, memoryview of bytes or str object",
         ));
     }
     obj.try_iter()

@@ -20,8 +20,11 @@ fn with_value<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(&[u8]) -> R) -> PyResult
     if let Ok(b) = obj.cast::<PyByteArray>() {
         return Ok(f(&b.to_vec()));
     }
+    if let Some(b) = crate::items::memory_bytes(obj)? {
+        return Ok(f(&b));
+    }
     Err(PyTypeError::new_err(
-        "a BYTE_ARRAY value must be bytes, bytearray or str",
+        "a BYTE_ARRAY value must be bytes, bytearray, memoryview or str",
     ))
 }
 

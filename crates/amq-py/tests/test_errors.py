@@ -39,7 +39,7 @@ def test_errors_are_python_exceptions_with_the_library_message():
         f.add(np.bool_(True))
     with pytest.raises(TypeError, match="not NoneType"):
         f.contains_many([b"a", None])
-    with pytest.raises(TypeError, match="single bytes or str"):
+    with pytest.raises(TypeError, match="single bytes, bytearray, memoryview of bytes or str"):
         f.add_many(b"abc")
     with pytest.raises(UnicodeEncodeError):
         f.add("\ud800")
@@ -176,7 +176,7 @@ def test_a_single_str_or_bytes_is_not_taken_for_a_batch():
         lambda: parquet.contains_bytes_many("abc"),
         lambda: block.contains_many("ab" * 32),
     ]:
-        with pytest.raises(TypeError, match="not a single bytes or str object"):
+        with pytest.raises(TypeError, match="not a single bytes, .* or str object"):
             call()
     assert amq.algorand.check(box.to_bytes(), ["BAYC1", "BAYC2"]) == [False, True]
     # and a bad item is named by its place, counted from 0 as everywhere
@@ -186,6 +186,33 @@ def test_a_single_str_or_bytes_is_not_taken_for_a_batch():
         amq.algorand.replay(["A", "B", 5.0], max_supply=10)
     with pytest.raises(TypeError, match="^item 1 of the batch: "):
         parquet.contains_int64_many([1, "x"])
+
+def test_a_memoryview_is_an_item_and_a_byte_string_is_never_a_batch():
+    """A memoryview is one item, its bytes (as bytes(view) would give); a bytearray, or a
+    memoryview of bytes, given as a batch is refused as bytes is (iterated, each byte would be
+    an int item); a memoryview of wider items (an array of u64) iterates its numbers."""
+    import array
+
+    f = amq.BloomFilter(4096, 7)
+    assert f.add(memoryview(b"abc")) and f.contains(b"abc") and not f.add(b"abc")
+    assert f.contains(memoryview(bytearray(b"abc"))) and f.contains(memoryview(b"xabc")[1:])
+    for batch in [bytearray(b"abc"), memoryview(b"abc"), memoryview(bytearray(b"xy"))]:
+        with pytest.raises(TypeError, match="not a single bytes, bytearray, memoryview of bytes"):
+            f.add_many(batch)
+        with pytest.raises(TypeError, match="not a single bytes, bytearray, memoryview of bytes"):
+            f.contains_many(batch)
+    assert f.inserted == 2 and not f.contains(97)  # two adds of b"abc", nothing from the batches
+    numbers = memoryview(array.array("Q", [5, 6, 7]))
+    f.add_many(numbers)
+    assert f.contains_many([5, 6, 7]) == [True, True, True]
+    # the chain formats' byte items take a memoryview too
+    parquet = amq.parquet.ParquetBloomFilter(1024)
+    parquet.insert_bytes(memoryview(b"value"))
+    assert parquet.contains_bytes(b"value") and parquet.contains_bytes(memoryview(b"value"))
+    node = amq.btc.Bip37Filter(10, 0.01, 0)
+    node.add(memoryview(b"script"))
+    assert node.contains(b"script")
+
 
 def test_a_file_name_given_for_a_filter_says_to_read_the_file(tmp_path):
     path = tmp_path / "users.amq"

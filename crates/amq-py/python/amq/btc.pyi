@@ -3,7 +3,7 @@
 from collections.abc import Iterable
 from typing import Optional, Union
 
-Bytes = Union[bytes, bytearray]
+Bytes = Union[bytes, bytearray, memoryview]
 Hash = Union[bytes, bytearray, str]
 """A 32-byte hash: bytes in internal order, or str as RPC shows it (display order)."""
 

@@ -3,7 +3,7 @@
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, Optional, Union
 
-Bytes = Union[bytes, bytearray]
+Bytes = Union[bytes, bytearray, memoryview]
 HashName = Literal["murmur3-128", "murmur3-32x2", "siphash"]
 Response = Union[Mapping[str, Any], str, bytes]
 """A GetFilterResponse: a dict ({"n", "p", "m", "content", "timestamp"}) or its JSON text."""

@@ -3,7 +3,7 @@
 from collections.abc import Iterable
 from typing import Any, Union
 
-Bytes = Union[bytes, bytearray, str]
+Bytes = Union[bytes, bytearray, memoryview, str]
 """A BYTE_ARRAY or FIXED_LEN_BYTE_ARRAY value: bytes, or str as UTF-8."""
 
 class ParquetBloomFilter:
