@@ -15,9 +15,10 @@
 //!
 //! Each block ends with `vzeroupper`, as AVX code returning to code that may use legacy SSE
 //! must (else, on Intel, that SSE code pays for the dirty upper halves). It clears the upper
-//! halves of `ymm0`–`ymm15`, so all sixteen registers are declared clobbered: a caller with
-//! values in them (its own AVX code, if this inlines there) keeps them across the block, as
-//! across a call.
+//! halves of `ymm0`–`ymm15`, so all sixteen registers are declared clobbered (as `xmm0`–
+//! `xmm15`: to `asm!`, `xmmN`, `ymmN` and `zmmN` name one register): a caller with values in
+//! them (its own AVX code, if this inlines there) keeps them across the block, as across a
+//! call.
 //!
 //! Bit for bit the kernels' results: the kernel tests run [`super::contains512`],
 //! [`super::insert512`], [`super::contains256`] and [`super::insert256`] on every kernel the
