@@ -79,16 +79,22 @@ macro_rules! masks256 {
     };
 }
 
-/// `asm!` with `$template`, the operands given, `ymm0`–`ymm15` and the flags clobbered.
+/// `asm!` with `$template`, the operands `{h}` (`$h32`, a 32-bit register), `{salt}` (the
+/// static `$salt`), `{block}` (the pointer `$block`) and `{answer}` (a byte register read
+/// into `$answer`), the options given, and `ymm0`–`ymm15` and the flags clobbered.
 macro_rules! avx2_asm {
-    ($template:expr, $($operands:tt)*) => {
+    ($template:expr, $h32:expr, $salt:path, $block:expr, $answer:ident, options($($option:ident),*)) => {
         asm!(
             $template,
-            $($operands)*
+            h = in(reg) $h32,
+            salt = sym $salt,
+            block = in(reg) $block,
+            answer = out(reg_byte) $answer,
             out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
             out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
             out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
             out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
+            options($($option),*),
         )
     };
 }
@@ -115,14 +121,14 @@ unsafe fn has512(b: &Block512, h32: u32) -> bool {
                 "vpandn ymm1, ymm2, ymm1\n",
                 "vpor ymm0, ymm0, ymm1\n",
                 "vptest ymm0, ymm0\n",
-                "sete {all}\n",
+                "sete {answer}\n",
                 "vzeroupper",
             ),
-            h = in(reg) h32,
-            salt = sym SALT512,
-            block = in(reg) b.0.as_ptr(),
-            all = out(reg_byte) all,
-            options(pure, readonly, nostack),
+            h32,
+            SALT512,
+            b.0.as_ptr(),
+            all,
+            options(pure, readonly, nostack)
         );
     }
     all != 0
@@ -154,14 +160,14 @@ unsafe fn set512(b: &mut Block512, h32: u32) -> bool {
                 "vmovdqa ymmword ptr [{block} + 32], ymm3\n",
                 "vpor ymm4, ymm4, ymm5\n",
                 "vptest ymm4, ymm4\n",
-                "setne {new}\n",
+                "setne {answer}\n",
                 "vzeroupper",
             ),
-            h = in(reg) h32,
-            salt = sym SALT512,
-            block = in(reg) b.0.as_mut_ptr(),
-            new = out(reg_byte) new,
-            options(nostack),
+            h32,
+            SALT512,
+            b.0.as_mut_ptr(),
+            new,
+            options(nostack)
         );
     }
     new != 0
@@ -184,14 +190,14 @@ unsafe fn has256(b: &Block256, h32: u32) -> bool {
                 masks256!(),
                 "vmovdqa ymm1, ymmword ptr [{block}]\n",
                 "vptest ymm1, ymm0\n",
-                "setc {all}\n",
+                "setc {answer}\n",
                 "vzeroupper",
             ),
-            h = in(reg) h32,
-            salt = sym SALT256,
-            block = in(reg) b.0.as_ptr(),
-            all = out(reg_byte) all,
-            options(pure, readonly, nostack),
+            h32,
+            SALT256,
+            b.0.as_ptr(),
+            all,
+            options(pure, readonly, nostack)
         );
     }
     all != 0
@@ -214,16 +220,16 @@ unsafe fn set256(b: &mut Block256, h32: u32) -> bool {
                 masks256!(),
                 "vmovdqa ymm1, ymmword ptr [{block}]\n",
                 "vptest ymm1, ymm0\n",
-                "setc {covered}\n",
+                "setc {answer}\n",
                 "vpor ymm1, ymm1, ymm0\n",
                 "vmovdqa ymmword ptr [{block}], ymm1\n",
                 "vzeroupper",
             ),
-            h = in(reg) h32,
-            salt = sym SALT256,
-            block = in(reg) b.0.as_mut_ptr(),
-            covered = out(reg_byte) covered,
-            options(nostack),
+            h32,
+            SALT256,
+            b.0.as_mut_ptr(),
+            covered,
+            options(nostack)
         );
     }
     covered == 0
