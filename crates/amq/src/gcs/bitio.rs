@@ -441,4 +441,36 @@ mod tests {
         assert_eq!(r.golomb(5).unwrap(), 7);
         assert!(r.rest_is_zero());
     }
+
+    /// A reader may start exactly at the end of the data (nothing left to read) but not past
+    /// it; the error for an offset past the end counts the bytes it needs beyond the data.
+    #[test]
+    fn reader_at_the_end_and_past_it() {
+        let r = BitReader::at(&[0xA5], 8).unwrap();
+        assert_eq!(r.bit_position(), 8);
+        assert!(r.rest_is_zero());
+        assert_eq!(
+            BitReader::at(&[0xA5], 17).unwrap_err(),
+            Error::Truncated {
+                what: "gcs bit offset",
+                offset: 1,
+                needed: 2,
+                available: 0,
+            }
+        );
+    }
+
+    /// `rest_is_zero` looks at every bit after the position: the unread bits of the current
+    /// byte and every later byte (a set's validation never has later bytes, so only this test
+    /// reaches them).
+    #[test]
+    fn rest_is_zero_checks_the_current_byte_and_every_later_byte() {
+        let rest_is_zero = |data: &[u8], bit| BitReader::at(data, bit).unwrap().rest_is_zero();
+        assert!(rest_is_zero(&[0b1110_0000, 0, 0], 3));
+        assert!(!rest_is_zero(&[0b1111_0000, 0, 0], 3));
+        assert!(!rest_is_zero(&[0b1110_0000, 0, 1], 3));
+        assert!(!rest_is_zero(&[0b1110_0000, 0x80, 0], 3));
+        assert!(rest_is_zero(&[0xFF, 0, 0], 8));
+        assert!(!rest_is_zero(&[0xFF, 0, 0x10], 8));
+    }
 }
