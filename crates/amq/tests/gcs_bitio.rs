@@ -34,7 +34,7 @@ struct Bits {
 
 impl Bits {
     fn bit(&mut self, one: bool) {
-        if self.len % 8 == 0 {
+        if self.len.is_multiple_of(8) {
             self.bytes.push(0);
         }
         if one {
@@ -51,7 +51,7 @@ impl Bits {
     }
 
     fn ones(&mut self, mut n: u64) {
-        while n > 0 && self.len % 8 != 0 {
+        while n > 0 && !self.len.is_multiple_of(8) {
             self.bit(true);
             n -= 1;
         }
