@@ -37,10 +37,10 @@ fn cashu_hash(name: &str, key: Option<&Bound<'_, PyAny>>) -> PyResult<CashuHash>
 /// with ``hash``: ``"murmur3-128"`` (MurmurHash3 x64_128, the draft's text; the default),
 /// ``"murmur3-32x2"`` (two MurmurHash3 x86_32: the draft's test vectors and its pull requests
 /// to nutshell, cashu-ts and cdk; the response does not name its hash, so mint and wallet
-/// must agree) or ``"siphash"`` (SipHash-2-4 with a 16-byte ``key``). ``p`` is the Golomb-Rice parameter, ``m`` the
-/// inverse false-positive rate (below 2**32), ``timestamp`` in seconds since the Unix epoch,
-/// an int or a float such as ``time.time()``, rounded down (default: now). Built with the GIL
-/// released.
+/// must agree) or ``"siphash"`` (SipHash-2-4 with a 16-byte ``key``). ``p`` is the
+/// Golomb-Rice parameter, ``m`` the inverse false-positive rate (below 2**32), ``timestamp``
+/// in seconds since the Unix epoch, an int or a float such as ``time.time()``, rounded down
+/// (default: now). Built with the GIL released.
 #[pyfunction]
 #[pyo3(signature = (items, hash = "murmur3-128", p = DEFAULT_P, m = DEFAULT_M, timestamp = None, key = None))]
 fn build<'py>(

@@ -94,7 +94,7 @@ pub fn with_item<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(&[u8]) -> R) -> PyRes
     if obj.cast_exact::<PyInt>().is_ok() {
         return Ok(f(&int_bytes(obj)?));
     }
-    if let Ok(b) = obj.cast::<PyBytes>() {
+    if let Some(b) = byte_string(obj)? {
         return Ok(f(b.as_bytes()));
     }
     if let Ok(s) = obj.cast::<PyString>() {
@@ -103,26 +103,45 @@ pub fn with_item<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(&[u8]) -> R) -> PyRes
     if obj.cast::<PyInt>().is_ok() {
         return Ok(f(&int_bytes(obj)?));
     }
-    if let Ok(b) = obj.cast::<PyByteArray>() {
-        return Ok(f(&b.to_vec()));
-    }
-    if let Some(b) = memory_bytes(obj)? {
-        return Ok(f(&b));
-    }
     if obj.hasattr("__index__")? {
         return Ok(f(&int_bytes(obj)?));
     }
     Err(not_an_item(obj))
 }
 
-/// The bytes of a `memoryview` (its `tobytes()`: the memory it shows, in order, whatever
-/// its format), or `None` for any other object.
-pub fn memory_bytes(obj: &Bound<'_, PyAny>) -> PyResult<Option<Vec<u8>>> {
-    if !obj.is_instance_of::<PyMemoryView>() {
-        return Ok(None);
+/// The bytes of a byte string ([`byte_string`]).
+pub enum ByteString<'py> {
+    /// A `bytes` object (or a subclass's), or a `memoryview`'s `tobytes()`: read in place.
+    Bytes(Bound<'py, PyBytes>),
+    /// A `bytearray`, copied (Python code may resize it while its bytes are in use).
+    Copied(Vec<u8>),
+}
+
+impl ByteString<'_> {
+    /// The bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        match self {
+            ByteString::Bytes(b) => b.as_bytes(),
+            ByteString::Copied(v) => v,
+        }
     }
-    let bytes = obj.call_method0("tobytes")?;
-    Ok(Some(bytes.cast::<PyBytes>()?.as_bytes().to_vec()))
+}
+
+/// The bytes of `obj` if it is a byte string: `bytes` (or a subclass), `bytearray`, or a
+/// `memoryview` (its `tobytes()`: the memory it shows, in order, whatever its format);
+/// `None` for any other object.
+pub fn byte_string<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<ByteString<'py>>> {
+    if let Ok(b) = obj.cast::<PyBytes>() {
+        return Ok(Some(ByteString::Bytes(b.clone())));
+    }
+    if let Ok(b) = obj.cast::<PyByteArray>() {
+        return Ok(Some(ByteString::Copied(b.to_vec())));
+    }
+    if obj.is_instance_of::<PyMemoryView>() {
+        let b = obj.call_method0("tobytes")?.cast_into::<PyBytes>()?;
+        return Ok(Some(ByteString::Bytes(b)));
+    }
+    Ok(None)
 }
 
 /// Calls `f` with the bytes of one item that must be a byte string (`bytes`, `bytearray` or
@@ -133,14 +152,8 @@ pub fn with_bytes<R>(
     what: &str,
     f: impl FnOnce(&[u8]) -> R,
 ) -> PyResult<R> {
-    if let Ok(b) = obj.cast::<PyBytes>() {
+    if let Some(b) = byte_string(obj)? {
         return Ok(f(b.as_bytes()));
-    }
-    if let Ok(b) = obj.cast::<PyByteArray>() {
-        return Ok(f(&b.to_vec()));
-    }
-    if let Some(b) = memory_bytes(obj)? {
-        return Ok(f(&b));
     }
     let name = obj
         .get_type()
@@ -339,7 +352,7 @@ fn iterate<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyIterator>> {
     obj.try_iter()
 }
 
-/// `f` of each item of a batch, in order (a single `str` or `bytes` is refused, as
+/// `f` of each item of a batch, in order (a single byte string or `str` is refused, as
 /// [`iterate`] refuses it); an error from `f` names the item's position ([`at_item`]).
 pub fn map_each<'py, R>(
     obj: &Bound<'py, PyAny>,

@@ -6,22 +6,16 @@ use crate::items::with_bytes;
 use amq::formats::parquet::{self, ParquetBloomFilter};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyString};
+use pyo3::types::{PyBytes, PyString};
 
-/// Calls `f` with a `BYTE_ARRAY` value's bytes: `bytes`, `bytearray`, or a `str` as UTF-8 (how
-/// Parquet stores strings).
+/// Calls `f` with a `BYTE_ARRAY` value's bytes: a byte string (`bytes`, `bytearray`,
+/// `memoryview`), or a `str` as UTF-8 (how Parquet stores strings).
 fn with_value<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(&[u8]) -> R) -> PyResult<R> {
-    if let Ok(b) = obj.cast::<PyBytes>() {
+    if let Some(b) = crate::items::byte_string(obj)? {
         return Ok(f(b.as_bytes()));
     }
     if let Ok(s) = obj.cast::<PyString>() {
         return Ok(f(s.to_cow()?.as_bytes()));
-    }
-    if let Ok(b) = obj.cast::<PyByteArray>() {
-        return Ok(f(&b.to_vec()));
-    }
-    if let Some(b) = crate::items::memory_bytes(obj)? {
-        return Ok(f(&b));
     }
     Err(PyTypeError::new_err(
         "a BYTE_ARRAY value must be bytes, bytearray, memoryview or str",

@@ -223,37 +223,50 @@ macro_rules! dispatch {
     }};
 }
 
-/// Runs `f` out of line: the kernels a build for AVX-512 keeps out of the caller's loop.
-#[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
+/// Runs `f` out of line: the kernels a build for AVX-512 keeps out of the caller's loop, and
+/// the portable single query and insert (the x86-64 CPUs that run them, without AVX2, are
+/// rare; kept out of the caller's loop they cost the SIMD path one predicted branch).
+#[cfg(target_arch = "x86_64")]
 #[cold]
 #[inline(never)]
 fn cold<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// A single query or insert. Built for x86-64 without AVX-512F, either SIMD kernel runs
+/// `$simd`, the AVX2 test as inline assembly ([`single`]), which inlines into the caller's
+/// loop where the kernels' `#[target_feature]` code cannot, and the portable kernel runs
+/// `$portable` out of line; otherwise `dispatch!` of `$avx512`, `$avx2` and `$portable`.
+macro_rules! single {
+    ($kernel:expr, $simd:expr, $avx512:expr, $avx2:expr, $portable:expr) => {{
+        #[cfg(all(target_arch = "x86_64", not(target_feature = "avx512f")))]
+        {
+            if $kernel == Kernel::Portable {
+                cold(|| $portable)
+            } else {
+                // SAFETY: a `Kernel::Avx2` or `Kernel::Avx512` is only ever stored after
+                // `Kernel::is_supported` said this CPU has AVX2 (as in `dispatch!`).
+                unsafe { $simd }
+            }
+        }
+        #[cfg(not(all(target_arch = "x86_64", not(target_feature = "avx512f"))))]
+        {
+            dispatch!($kernel, $avx512, $avx2, $portable)
+        }
+    }};
+}
+
 /// `true` if the eight bits of hash `h` are set in its block of `blocks` (not empty).
 #[inline(always)]
 #[allow(unsafe_code)]
 pub(crate) fn contains512(kernel: Kernel, blocks: &[Block512], hash: impl FnOnce() -> u64) -> bool {
-    // Built without AVX-512F: the SIMD kernels' single query as inline assembly ([`single`]),
-    // which inlines into the caller's loop where their `#[target_feature]` code cannot.
-    #[cfg(all(target_arch = "x86_64", not(target_feature = "avx512f")))]
-    {
-        let h = hash();
-        if kernel == Kernel::Portable {
-            single::portable_contains512(blocks, h)
-        } else {
-            // SAFETY: a `Kernel::Avx2` or `Kernel::Avx512` is only ever stored after
-            // `Kernel::is_supported` said this CPU has AVX2 (as in `dispatch!`).
-            unsafe { single::contains512(blocks, h) }
-        }
-    }
-    #[cfg(not(all(target_arch = "x86_64", not(target_feature = "avx512f"))))]
-    dispatch!(
+    let h = hash();
+    single!(
         kernel,
-        avx512::query512(blocks, hash),
-        avx2::query512(blocks, hash),
-        portable::query512(blocks, hash)
+        single::contains512(blocks, h),
+        avx512::query512(blocks, || h),
+        avx2::query512(blocks, || h),
+        portable::query512(blocks, || h)
     )
 }
 
@@ -266,22 +279,13 @@ pub(crate) fn insert512(
     blocks: &mut [Block512],
     hash: impl FnOnce() -> u64,
 ) -> bool {
-    #[cfg(all(target_arch = "x86_64", not(target_feature = "avx512f")))]
-    {
-        let h = hash();
-        if kernel == Kernel::Portable {
-            single::portable_insert512(blocks, h)
-        } else {
-            // SAFETY: as in `contains512`.
-            unsafe { single::insert512(blocks, h) }
-        }
-    }
-    #[cfg(not(all(target_arch = "x86_64", not(target_feature = "avx512f"))))]
-    dispatch!(
+    let h = hash();
+    single!(
         kernel,
-        avx512::insert512(blocks, hash),
-        avx2::insert512(blocks, hash),
-        portable::insert512(blocks, hash)
+        single::insert512(blocks, h),
+        avx512::insert512(blocks, || h),
+        avx2::insert512(blocks, || h),
+        portable::insert512(blocks, || h)
     )
 }
 
@@ -344,16 +348,9 @@ pub(crate) fn insert512_batch_chunked(
 #[inline(always)]
 #[allow(unsafe_code)]
 pub(crate) fn contains256(kernel: Kernel, blocks: &[Block256], h: u64) -> bool {
-    #[cfg(all(target_arch = "x86_64", not(target_feature = "avx512f")))]
-    if kernel == Kernel::Portable {
-        single::portable_contains256(blocks, h)
-    } else {
-        // SAFETY: as in `contains512`.
-        unsafe { single::contains256(blocks, h) }
-    }
-    #[cfg(not(all(target_arch = "x86_64", not(target_feature = "avx512f"))))]
-    dispatch!(
+    single!(
         kernel,
+        single::contains256(blocks, h),
         avx512::query256(blocks, || h),
         avx2::query256(blocks, || h),
         portable::query256(blocks, || h)
@@ -365,16 +362,9 @@ pub(crate) fn contains256(kernel: Kernel, blocks: &[Block256], h: u64) -> bool {
 #[inline(always)]
 #[allow(unsafe_code)]
 pub(crate) fn insert256(kernel: Kernel, blocks: &mut [Block256], h: u64) -> bool {
-    #[cfg(all(target_arch = "x86_64", not(target_feature = "avx512f")))]
-    if kernel == Kernel::Portable {
-        single::portable_insert256(blocks, h)
-    } else {
-        // SAFETY: as in `contains512`.
-        unsafe { single::insert256(blocks, h) }
-    }
-    #[cfg(not(all(target_arch = "x86_64", not(target_feature = "avx512f"))))]
-    dispatch!(
+    single!(
         kernel,
+        single::insert256(blocks, h),
         avx512::insert256(blocks, || h),
         avx2::insert256(blocks, || h),
         portable::insert256(blocks, || h)

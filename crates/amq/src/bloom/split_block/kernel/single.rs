@@ -24,7 +24,7 @@
 //! [`super::insert512`], [`super::contains256`] and [`super::insert256`] on every kernel the
 //! CPU has, against the portable one.
 
-use super::{block_index, portable, Block256, Block512, SALT};
+use super::{block_index, Block256, Block512, SALT};
 use core::arch::asm;
 
 /// The eight salts in the even 32-bit lanes and zeros in the odd ones, as two 256-bit
@@ -276,34 +276,4 @@ pub(super) unsafe fn insert256(blocks: &mut [Block256], h: u64) -> bool {
     let b = block_index(h, blocks.len());
     // SAFETY: the caller guarantees AVX2.
     unsafe { set256(&mut blocks[b], h as u32) }
-}
-
-/// The portable kernel's single query, out of line and cold: the x86-64 CPUs that run it
-/// (those without AVX2) are rare, and kept out of the caller's loop it costs the SIMD path
-/// one predicted branch.
-#[cold]
-#[inline(never)]
-pub(super) fn portable_contains512(blocks: &[Block512], h: u64) -> bool {
-    portable::query512(blocks, move || h)
-}
-
-/// [`portable_contains512`] for the insert.
-#[cold]
-#[inline(never)]
-pub(super) fn portable_insert512(blocks: &mut [Block512], h: u64) -> bool {
-    portable::insert512(blocks, move || h)
-}
-
-/// [`portable_contains512`] for Parquet's blocks.
-#[cold]
-#[inline(never)]
-pub(super) fn portable_contains256(blocks: &[Block256], h: u64) -> bool {
-    portable::query256(blocks, move || h)
-}
-
-/// [`portable_insert512`] for Parquet's blocks.
-#[cold]
-#[inline(never)]
-pub(super) fn portable_insert256(blocks: &mut [Block256], h: u64) -> bool {
-    portable::insert256(blocks, move || h)
 }
