@@ -9,13 +9,14 @@ use libm::{exp, expm1, floor, log, log1p, pow, sqrt};
 
 mod block_rate;
 mod blocked;
-#[cfg(test)]
+mod new_items;
 #[cfg(test)]
 use blocked::block_fpr_given_load;
 pub use blocked::{
     blocked_best_k, blocked_bit_zero_probability, blocked_estimate_items, blocked_fpr,
     blocked_fpr_exact, blocked_size,
 };
+pub use new_items::{bloom_size_exact_new, fill_new, fpr_exact_new};
 mod split_block;
 #[cfg(feature = "parquet")]
 pub(crate) use split_block::lanes_fpr;
@@ -247,12 +248,16 @@ pub fn bloom_size(n: u64, target: f64, k: Option<u32>) -> Result<(u64, u32)> {
 /// ```
 pub fn bloom_size_exact(n: u64, target: f64) -> Result<(u64, u32)> {
     let (m0, k) = bloom_size(n, target, None)?;
-    let ok = |m: u64| fpr_exact(n, m, k) <= target;
+    Ok((grow_m(n, target, m0, |m| fpr_exact(n, m, k) <= target)?, k))
+}
+
+/// The smallest m ≥ `m0` that is `ok`, `ok` being monotone in m: steps of 1, 2, 4, ... bits
+/// past m0 until one is, then the smallest m in the last step (bounded however flat the rate
+/// is in floating point at a huge m).
+fn grow_m(n: u64, target: f64, m0: u64, ok: impl Fn(u64) -> bool) -> Result<u64> {
     if ok(m0) {
-        return Ok((m0, k));
+        return Ok(m0);
     }
-    // Steps of 1, 2, 4, ... bits past m0 until one is within the target, then the smallest m
-    // in the last step: bounded however flat the rate is in floating point at a huge m.
     let too_big = || too_many(n, target);
     let (mut below, mut step) = (m0, 1u64);
     let above = loop {
@@ -266,7 +271,7 @@ pub fn bloom_size_exact(n: u64, target: f64) -> Result<(u64, u32)> {
         below = m;
         step = step.checked_mul(2).ok_or_else(too_big)?;
     };
-    Ok((smallest(below + 1, above, ok), k))
+    Ok(smallest(below + 1, above, ok))
 }
 
 fn check_k(k: u32, max: u32) -> Result<()> {

@@ -1,5 +1,6 @@
 //! The scalable Bloom filter's `.amq` encoding (kind 9).
 
+use super::plan::LinkSizing;
 use super::{ScalableBloomFilter, ScalableParams, MAX_LINKS};
 use crate::bits::{le_bytes_to_words, BitVec};
 use crate::error::{Error, Result};
@@ -56,8 +57,9 @@ impl ScalableBloomFilter {
     ///
     /// # Errors
     /// Any error of [`wire::decode`], [`Error::WrongKind`] for another kind, and
-    /// [`Error::Corrupt`] when the parameters are out of range, a link's m or k is not the one
-    /// its parameters plan, or the payload is not exactly the links it declares.
+    /// [`Error::Corrupt`] when the parameters are out of range, a link's m and k are neither
+    /// the shape its parameters plan now nor the one they planned before 2026-11-25, or the
+    /// payload is not exactly the links it declares.
     ///
     /// # Panics
     /// Never, for any input.
@@ -120,10 +122,13 @@ impl ScalableBloomFilter {
                     ),
                 ));
             }
-            let planned = params
-                .shape(i)
-                .map_err(|e| Error::corrupt(at, alloc::format!("link {i}: {e}")))?;
-            if (m, k) != (planned.0, u64::from(planned.1)) {
+            let shape = |sizing| {
+                (params.shape_by(i, sizing))
+                    .map(|(m, k)| (m, u64::from(k)))
+                    .map_err(|e| Error::corrupt(at, alloc::format!("link {i}: {e}")))
+            };
+            let planned = shape(LinkSizing::NewItems)?;
+            if (m, k) != planned && (m, k) != shape(LinkSizing::EveryItem)? {
                 return Err(Error::corrupt(
                     at,
                     alloc::format!(

@@ -7,8 +7,11 @@
 //! <https://redis.io/docs/latest/commands/bf.reserve/>.)
 //!
 //! * Link i holds `n₀·sⁱ` items (s, the expansion) at `εᵢ = ε·(1 − r)·rⁱ` (r, the tightening
-//!   ratio; [`link_fpr`]), each sized with [`math::bloom_size_exact`](crate::math::bloom_size_exact)
-//!   so that both the classic and the exact model meet εᵢ at capacity.
+//!   ratio; [`link_fpr`]), each sized with
+//!   [`math::bloom_size_exact_new`](crate::math::bloom_size_exact_new) so that it meets εᵢ at
+//!   capacity when filled as a chain fills it, with new items only (and so under the classic
+//!   and the exact model too). Files whose links were sized for inserts that all count
+//!   ([`math::bloom_size_exact`](crate::math::bloom_size_exact), before 2026-11-25) still read.
 //! * **The compound rate.** A query is a false positive if any link says "maybe", so the
 //!   chain's rate is `1 − Πᵢ(1 − εᵢ) ≤ Σᵢ εᵢ = ε·(1 − r^L) < ε` for any number L of links:
 //!   the whole chain stays within the asked ε ([`fpr_bound`](ScalableBloomFilter::fpr_bound)).
@@ -82,8 +85,12 @@ impl ScalableParams {
         check_chain(self.capacity, self.fpr, self.expansion, self.tightening)
     }
 
-    /// m and k of link `i`.
+    /// m and k of link `i`, as a link added now is sized.
     fn shape(&self, i: u32) -> Result<(u64, u32)> {
+        self.shape_by(i, plan::LinkSizing::NewItems)
+    }
+
+    fn shape_by(&self, i: u32, sizing: plan::LinkSizing) -> Result<(u64, u32)> {
         plan::link_shape(
             self.capacity,
             self.fpr,
@@ -91,6 +98,7 @@ impl ScalableParams {
             self.tightening,
             self.scaling,
             i,
+            sizing,
         )
     }
 }
@@ -206,10 +214,12 @@ impl ScalableBloomFilter {
     }
 
     /// The chain's rate under the model, with each link at its current count:
-    /// `1 − Πᵢ(1 − εᵢ(nᵢ))`, εᵢ the exact-expectation form ([`math::fpr_exact`](crate::math::fpr_exact)).
+    /// `1 − Πᵢ(1 − εᵢ(nᵢ))`, εᵢ the rate of a link filled with new items only
+    /// ([`math::fpr_exact_new`](crate::math::fpr_exact_new): an item some link reports is
+    /// not added, so each link holds more set bits than nᵢ inserts that all count would set).
     pub fn expected_fpr(&self) -> f64 {
         crate::math::any_of_each(
-            (self.links.iter()).map(|l| crate::math::fpr_exact(l.inserted(), l.m(), l.k())),
+            (self.links.iter()).map(|l| crate::math::fpr_exact_new(l.inserted(), l.m(), l.k())),
         )
     }
 

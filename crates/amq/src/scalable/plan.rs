@@ -82,8 +82,19 @@ pub(crate) fn check_chain(capacity: u64, fpr: f64, expansion: u32, tightening: f
     Ok(())
 }
 
-/// m and k of link `i` ([`math::bloom_size_exact`](crate::math::bloom_size_exact) for its
-/// capacity and rate).
+/// How a link's m is found from its capacity and rate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LinkSizing {
+    /// [`math::bloom_size_exact_new`](crate::math::bloom_size_exact_new): the link meets its
+    /// rate when filled with new items only, as a chain fills it. Every link made now.
+    NewItems,
+    /// [`math::bloom_size_exact`](crate::math::bloom_size_exact): the rate of n inserts that
+    /// all count, a few percent optimistic for a link at a large ε. Links of files written
+    /// before 2026-11-25 have these shapes, and still read.
+    EveryItem,
+}
+
+/// m and k of link `i`, sized as `sizing` says for its capacity and rate.
 pub(crate) fn link_shape(
     capacity: u64,
     fpr: f64,
@@ -91,6 +102,7 @@ pub(crate) fn link_shape(
     tightening: f64,
     scaling: bool,
     i: u32,
+    sizing: LinkSizing,
 ) -> Result<(u64, u32)> {
     let share = link_fpr(fpr, tightening, i, scaling);
     if share == 0.0 && fpr > 0.0 {
@@ -104,7 +116,11 @@ pub(crate) fn link_shape(
             ),
         ));
     }
-    crate::math::bloom_size_exact(link_capacity(capacity, expansion, i), share)
+    let n = link_capacity(capacity, expansion, i);
+    match sizing {
+        LinkSizing::NewItems => crate::math::bloom_size_exact_new(n, share),
+        LinkSizing::EveryItem => crate::math::bloom_size_exact(n, share),
+    }
 }
 
 /// Plans a [`ScalableBloomFilter`](super::ScalableBloomFilter) without allocating it: the

@@ -30,7 +30,7 @@ fn links_grow_by_s_and_tighten_by_r() {
         assert_eq!(f.link_capacity(i), 10 << i);
         assert_eq!(f.link_fpr(i), 0.005 / f64::from(1u32 << i));
         let l = f.link(i).unwrap();
-        let (m, k) = crate::math::bloom_size_exact(10 << i, f.link_fpr(i)).unwrap();
+        let (m, k) = crate::math::bloom_size_exact_new(10 << i, f.link_fpr(i)).unwrap();
         assert_eq!((l.m(), l.k()), (m, k));
     }
     assert_eq!(f.inserted(), 71);
@@ -211,3 +211,60 @@ fn decoding_checks_every_link_against_its_plan() {
 }
 
 use crate::wire::Kind;
+
+/// Links sized before 2026-11-25 (for inserts that all count) still read, write back byte for
+/// byte, and answer for their items; a link added to such a chain is sized for new items.
+/// At ε = 0.2 the two sizings differ (k = 3, 4, ...: about 3% more bits per link).
+#[test]
+fn links_sized_for_every_item_still_read_and_new_links_are_sized_for_new_items() {
+    let p = params(1000, 0.2);
+    let every = |i| p.shape_by(i, plan::LinkSizing::EveryItem).unwrap();
+    let new = |i| p.shape_by(i, plan::LinkSizing::NewItems).unwrap();
+    assert!(
+        new(0).0 > every(0).0 && new(1).0 > every(1).0,
+        "{:?} {:?}",
+        new(0),
+        every(0)
+    );
+    // a two-link chain of the old shapes, as a file written then holds it: the first link
+    // full, the second holding a few hundred items
+    let seed = 5;
+    let link = |i| BloomFilter::new(every(i).0, every(i).1, seed).unwrap();
+    let mut old = ScalableBloomFilter {
+        params: p,
+        seed,
+        links: alloc::vec![link(0)],
+    };
+    let mut i = 0u32;
+    while !old.is_full() {
+        old.try_insert_hash(old.hash(&i)).unwrap();
+        i += 1;
+    }
+    old.links.push(link(1));
+    let held = i + 500;
+    while i < held {
+        old.insert(&i).unwrap();
+        i += 1;
+    }
+    assert_eq!(old.links(), 2);
+    let bytes = old.to_bytes();
+    let mut f = ScalableBloomFilter::from_bytes(&bytes).unwrap();
+    assert_eq!(f, old);
+    assert_eq!(f.to_bytes(), bytes);
+    assert!((0..held).all(|i| f.contains(&i)));
+    while f.links() == 2 {
+        f.insert(&i).unwrap();
+        i += 1;
+    }
+    let l = f.link(2).unwrap();
+    assert_eq!((l.m(), l.k()), new(2));
+    // a shape that is neither is refused
+    let c = wire::decode(&bytes).unwrap();
+    let mut payload = c.payload.to_vec();
+    payload[..8].copy_from_slice(&(every(0).0 + 64).to_le_bytes());
+    let b = wire::encode(Kind::ScalableBloom, &c.params, &payload);
+    assert!(matches!(
+        ScalableBloomFilter::from_bytes(&b),
+        Err(Error::Corrupt { .. })
+    ));
+}
