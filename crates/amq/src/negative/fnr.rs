@@ -28,28 +28,33 @@ pub fn false_negative_rate(n: u64, slots: u64, ways: u32) -> f64 {
     if p >= 1.0 {
         return 1.0;
     }
-    let nf = n as f64;
-    let ln_term = |i: u64| {
-        let i = i as f64;
-        libm::lgamma(nf + 1.0) - libm::lgamma(i + 1.0) - libm::lgamma(nf - i + 1.0)
-            + i * libm::log(p)
-            + (nf - i) * libm::log1p(-p)
-    };
-    if nf * p < w as f64 {
+    // ln P[Binomial(n, p) = i], walked up from i = 0 by the ratio of successive terms: ln of
+    // (n − i)/(i + 1)·p/(1 − p). Exact where the lgamma form, ln n! − ln i! − ln (n − i)!,
+    // loses everything at a large n (three terms near n·ln n cancel: 7·10⁻⁴ off at n = 2⁴⁰,
+    // 93% at 2⁵⁰).
+    let ln_odds = libm::log(p) - libm::log1p(-p);
+    let mut ln_term = n as f64 * libm::log1p(-p);
+    let mut below = 0.0;
+    for i in 0..w {
+        below += libm::exp(ln_term);
+        ln_term += libm::log((n - i) as f64 / (i + 1) as f64) + ln_odds;
+    }
+    // ln_term is now that of i = w
+    if (n as f64) * p < w as f64 {
         // Upper tail: terms fall off fast above the mean; sum until they no longer count.
         let mut sum = 0.0;
         let mut i = w;
-        while i <= n {
-            let t = libm::exp(ln_term(i));
+        loop {
+            let t = libm::exp(ln_term);
             sum += t;
-            if t < sum * 1e-17 || t == 0.0 {
+            if t < sum * 1e-17 || t == 0.0 || i == n {
                 break;
             }
+            ln_term += libm::log((n - i) as f64 / (i + 1) as f64) + ln_odds;
             i += 1;
         }
         sum.min(1.0)
     } else {
-        let below: f64 = (0..w).map(|i| libm::exp(ln_term(i))).sum();
         (1.0 - below).clamp(0.0, 1.0)
     }
 }
