@@ -197,6 +197,10 @@ fn plan<'py>(
     Ok(d)
 }
 
+/// The arguments of ``UnitNameRegistry.from_state``: max_supply, minted, the box's bytes if it
+/// exists, box_bytes, k.
+type RegistryState<'py> = (u64, u64, Option<Bound<'py, PyBytes>>, usize, u8);
+
 /// The unit-name registry contract (``BloomFilter`` of the seed document), replayed
 /// off-chain: ``max_supply``, ``minted`` and the ``bloom`` box once ``create_bloom_filter``
 /// made it. ``buy_nft`` checks, in the contract's order, the supply, the box, the name taken,
@@ -221,6 +225,45 @@ impl PyRegistry {
         Ok(PyRegistry {
             inner: UnitNameRegistry::with_shape(max_supply, box_bytes, k).py()?,
         })
+    }
+
+    /// The contract in a state read back, as the application's global state and box hold it
+    /// on chain: ``minted`` of ``max_supply`` minted, and ``box`` the box's bytes (None before
+    /// ``create_bloom_filter``). ``box_bytes`` defaults to the box's length, or 4,096 with no
+    /// box. So a replay can start where a deployed contract is; pickling saves a registry so.
+    ///
+    /// Raises ``ValueError`` for a state the contract cannot reach (more minted than
+    /// ``max_supply``, any minted with no box, a box of another length than ``box_bytes``) or
+    /// a shape it cannot have.
+    #[staticmethod]
+    #[pyo3(signature = (max_supply, minted, r#box = None, box_bytes = None, k = DEFAULT_K))]
+    fn from_state(
+        max_supply: u64,
+        minted: u64,
+        r#box: Option<&[u8]>,
+        box_bytes: Option<usize>,
+        k: u8,
+    ) -> PyResult<Self> {
+        let box_bytes = box_bytes.unwrap_or(r#box.map_or(DEFAULT_BOX_BYTES, <[u8]>::len));
+        Ok(PyRegistry {
+            inner: UnitNameRegistry::from_state(max_supply, minted, box_bytes, k, r#box).py()?,
+        })
+    }
+
+    /// Pickled (and so copied by ``copy``) as ``UnitNameRegistry.from_state(max_supply,
+    /// minted, box, box_bytes, k)``.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> crate::common::Reduce<'py, RegistryState<'py>> {
+        let from = slf.get_type().getattr("from_state")?;
+        let r = &slf.try_borrow()?.inner;
+        let bloom = r.bloom().map(|b| PyBytes::new(slf.py(), b.as_bytes()));
+        Ok((
+            from,
+            (r.max_supply(), r.minted(), bloom, r.box_bytes(), r.k()),
+        ))
+    }
+
+    fn __eq__(&self, other: PyRef<'_, Self>) -> bool {
+        self.inner == other.inner
     }
 
     /// ``create_bloom_filter``: creates the zeroed box; True if it was created now.

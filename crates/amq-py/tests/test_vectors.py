@@ -239,6 +239,33 @@ def test_algorand_replays(case):
     assert app.minted == case["minted"]
 
 
+def test_a_registry_read_back_from_its_state_continues_where_the_contract_was():
+    app = amq.algorand.UnitNameRegistry(3)
+    app.create_bloom_filter()
+    app.buy_nft("BAYC1")
+    back = amq.algorand.UnitNameRegistry.from_state(3, 1, app.box.to_bytes())
+    assert back == app and back.box.m_bits == 4096 * 8
+    with pytest.raises(amq.algorand.BuyError, match="Unit name already taken"):
+        back.buy_nft("BAYC1")
+    back.buy_nft("BAYC2")
+    back.buy_nft("BAYC3")
+    with pytest.raises(amq.algorand.BuyError, match="Maximum supply reached"):
+        back.buy_nft("BAYC4")
+    assert app.minted == 1  # the original is its own
+    # before create_bloom_filter: no box, the shape given
+    assert amq.algorand.UnitNameRegistry.from_state(3, 0, box_bytes=64, k=3) == (
+        amq.algorand.UnitNameRegistry(3, box_bytes=64, k=3))
+    box = app.box.to_bytes()
+    for args, message in [
+        ((3, 4, box), "over the maximum supply"),
+        ((3, 1, None), "no box"),
+        ((3, 1, box, 64), "4096 bytes, where the box is 64"),
+        ((3, 1, box, None, 9), "hash opcodes"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            amq.algorand.UnitNameRegistry.from_state(*args)
+
+
 def test_algorand_long_replay():
     lr = ALGORAND["long_replay"]
     names = [f"BAYC{i}" for i in range(3000)] + [f"BAYC{i}" for i in range(100)]
@@ -333,7 +360,11 @@ def test_the_format_classes_copy_and_pickle_to_equal_objects():
     box.add("BAYC1")
     parquet = amq.parquet.ParquetBloomFilter(1024)
     parquet.insert_int64(42)
-    for f in [bip37, block, box, parquet]:
+    fresh = amq.algorand.UnitNameRegistry(5, box_bytes=64, k=3)
+    app = amq.algorand.UnitNameRegistry(5)
+    app.create_bloom_filter()
+    app.buy_nft("BAYC1")
+    for f in [bip37, block, box, parquet, fresh, app]:
         for g in [copy.copy(f), copy.deepcopy(f), pickle.loads(pickle.dumps(f))]:
             assert type(g) is type(f) and g == f and g is not f, f
     # each copy is its own: a change to it leaves the original as it was

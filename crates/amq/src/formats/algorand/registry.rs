@@ -2,7 +2,7 @@
 
 use super::bloom::check_shape;
 use super::{AlgorandBloom, DEFAULT_BOX_BYTES, DEFAULT_K, MAX_UNIT_NAME_BYTES};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use core::fmt;
 
 /// Why `buy_nft` failed. A failed call changes nothing (the transaction is rejected whole).
@@ -90,6 +90,69 @@ impl UnitNameRegistry {
         })
     }
 
+    /// The contract in a state read back: `minted` of `max_supply` minted, and the `bloom` box's
+    /// bytes once `create_bloom_filter` made it (as the application's global state and its
+    /// box hold them on chain), its box to be or being `box_bytes` bytes read with k hashes.
+    /// So a replay can start where a deployed contract is, and a registry can be saved.
+    ///
+    /// # Errors
+    /// As [`with_shape`](Self::with_shape); [`Error::InvalidParameter`] for a state the
+    /// contract cannot reach: more minted than `max_supply`, any minted before the box
+    /// exists, or a box that is not `box_bytes` bytes.
+    ///
+    /// # Example
+    /// ```
+    /// use amq::formats::algorand::UnitNameRegistry;
+    /// let mut app = UnitNameRegistry::new(10);
+    /// app.create_bloom_filter();
+    /// app.buy_nft(b"ALGO").unwrap();
+    /// let bloom = app.bloom().map(|b| b.as_bytes());
+    /// let back = UnitNameRegistry::from_state(10, app.minted(), 4096, 2, bloom)?;
+    /// assert_eq!(back, app);
+    /// assert!(UnitNameRegistry::from_state(10, 1, 4096, 2, None).is_err()); // minted, no box
+    /// # Ok::<(), amq::Error>(())
+    /// ```
+    pub fn from_state(
+        max_supply: u64,
+        minted: u64,
+        box_bytes: usize,
+        k: u8,
+        bloom: Option<&[u8]>,
+    ) -> Result<Self> {
+        check_shape(box_bytes, k)?;
+        if minted > max_supply {
+            return Err(Error::invalid(
+                "minted",
+                alloc::format!("{minted} minted is over the maximum supply of {max_supply}"),
+            ));
+        }
+        let bloom = match bloom {
+            None if minted > 0 => {
+                return Err(Error::invalid(
+                    "minted",
+                    alloc::format!(
+                        "{minted} minted with no box: buy_nft mints only once the box exists"
+                    ),
+                ))
+            }
+            None => None,
+            Some(bytes) if bytes.len() != box_bytes => {
+                return Err(Error::invalid(
+                    "box",
+                    alloc::format!("{} bytes, where the box is {box_bytes}", bytes.len()),
+                ))
+            }
+            Some(bytes) => Some(AlgorandBloom::from_box(bytes, k)?),
+        };
+        Ok(UnitNameRegistry {
+            max_supply,
+            minted,
+            box_bytes,
+            k,
+            bloom,
+        })
+    }
+
     /// `create_bloom_filter`: creates the zeroed box if it does not exist; `true` if it was
     /// created now.
     pub fn create_bloom_filter(&mut self) -> bool {
@@ -150,6 +213,14 @@ impl UnitNameRegistry {
     pub fn bloom(&self) -> Option<&AlgorandBloom> {
         self.bloom.as_ref()
     }
+    /// The box's size in bytes, whether or not it exists yet.
+    pub fn box_bytes(&self) -> usize {
+        self.box_bytes
+    }
+    /// k, the hashes the box is read with.
+    pub fn k(&self) -> u8 {
+        self.k
+    }
 }
 
 #[cfg(test)]
@@ -188,5 +259,32 @@ mod tests {
             k: 2,
         });
         assert_eq!(app.buy_nft(b"far too long"), Err(BuyError::UnitNameTaken));
+    }
+
+    #[test]
+    fn a_state_read_back_continues_where_it_was_and_unreachable_states_are_refused() {
+        let mut app = UnitNameRegistry::with_shape(3, 64, 3).unwrap();
+        let fresh = UnitNameRegistry::from_state(3, 0, 64, 3, None).unwrap();
+        assert_eq!(fresh, app);
+        app.create_bloom_filter();
+        app.buy_nft(b"A").unwrap();
+        let bytes = app.bloom().unwrap().as_bytes().to_vec();
+        let mut back = UnitNameRegistry::from_state(3, 1, 64, 3, Some(&bytes)).unwrap();
+        assert_eq!(back, app);
+        assert_eq!((back.box_bytes(), back.k()), (64, 3));
+        assert_eq!(back.buy_nft(b"A"), Err(BuyError::UnitNameTaken));
+        back.buy_nft(b"B").unwrap();
+        back.buy_nft(b"C").unwrap();
+        assert_eq!(back.buy_nft(b"D"), Err(BuyError::MaximumSupplyReached));
+        for (minted, box_bytes, k, bloom, what) in [
+            (4, 64, 3, Some(&bytes[..]), "over the maximum supply"),
+            (1, 64, 3, None, "with no box"),
+            (1, 32, 3, Some(&bytes[..]), "64 bytes, where the box is 32"),
+            (1, 64, 5, Some(&bytes[..]), "hash opcodes"),
+            (0, 0, 2, None, "box size"),
+        ] {
+            let e = UnitNameRegistry::from_state(3, minted, box_bytes, k, bloom).unwrap_err();
+            assert!(e.to_string().contains(what), "{e}");
+        }
     }
 }
