@@ -17,6 +17,11 @@ use pyo3::prelude::*;
 /// (up to 64 links). ``nonscaling=True`` keeps one link and raises ``amq.FilterFullError``
 /// past ``n`` items. Its ``.amq`` file is the one ``amq serve`` keeps for a
 /// ``scalable-bloom`` spec; ``amq info`` reads it.
+///
+/// >>> f = amq.ScalableBloomFilter(100, 0.01)
+/// >>> f.add_many(range(1000))
+/// >>> f.links, f.capacity, all(i in f for i in range(1000))
+/// (4, 1500, True)
 #[pyclass(module = "amq", name = "ScalableBloomFilter")]
 pub struct PyScalable {
     pub inner: amq::scalable::ScalableBloomFilter,
@@ -79,6 +84,11 @@ membership_class!(
 /// and across links a remove may take the copy of another item with the same fingerprint
 /// (as RedisBloom's ``CF.DEL`` on a chain). Its ``.amq`` file is the one ``amq serve`` keeps
 /// for an ``expandable-cuckoo`` spec; ``amq info`` reads it.
+///
+/// >>> f = amq.ExpandableCuckooFilter(100, 0.01)
+/// >>> f.add_many(range(500))
+/// >>> f.links, f.remove(7), 7 in f
+/// (3, True, False)
 #[pyclass(module = "amq", name = "ExpandableCuckooFilter")]
 pub struct PyExpandable {
     pub inner: amq::cuckoo::ExpandableCuckooFilter,

@@ -274,6 +274,14 @@ macro_rules! bloom_class {
 /// ``BloomFilter(m_bits, k)``. Raises ``ValueError`` for parameters out of range,
 /// ``OverflowError`` for integers out of range and ``MemoryError`` if the table cannot be
 /// allocated.
+///
+/// >>> f = amq.BloomFilter.with_fpr(1000, 0.01)
+/// >>> f.m_bits, f.k
+/// (9593, 7)
+/// >>> f.add("apple"), f.add("apple")  # True: it was new
+/// (True, False)
+/// >>> "apple" in f, "pear" in f
+/// (True, False)
 #[pyclass(module = "amq", name = "BloomFilter")]
 pub struct PyBloom {
     pub inner: amq::BloomFilter,
@@ -288,6 +296,11 @@ bloom_class!(PyBloom, BloomFilter, Bloom, "BloomFilter", k: given, {});
 /// The same interface as ``BloomFilter``: ``BlockedBloomFilter.with_fpr(n, fpr)`` or
 /// ``BlockedBloomFilter(m_bits, k)`` (m rounded up to whole blocks), ``add``, ``in``,
 /// ``add_many``, ``contains_many``, ``union``/``|``, ``info()``, ``to_bytes()``.
+///
+/// >>> f = amq.BlockedBloomFilter.with_fpr(1000, 0.01)
+/// >>> f.add_many([1, 2, 3])
+/// >>> f.contains_many([1, 2, 3, 4])
+/// [True, True, True, False]
 #[pyclass(module = "amq", name = "BlockedBloomFilter")]
 pub struct PyBlocked {
     pub inner: amq::BlockedBloomFilter,
@@ -311,6 +324,12 @@ bloom_class!(
 /// ``add_many``, ``contains_many``, ``union``/``|``, ``intersect``/``&``, ``info()``,
 /// ``to_bytes()``. ``add_many`` and ``contains_many`` of a NumPy ``uint64``/``int64`` array
 /// hash several keys per SIMD instruction: the fast way to build and ask one.
+///
+/// >>> f = amq.SplitBlockBloomFilter.with_fpr(1000, 0.01)
+/// >>> f.k, f.m_bits  # eight bits per key, in 512-bit blocks
+/// (8, 10240)
+/// >>> f.add(b"key"), b"key" in f
+/// (True, True)
 #[pyclass(module = "amq", name = "SplitBlockBloomFilter")]
 pub struct PySplitBlock {
     pub inner: amq::SplitBlockBloomFilter,
@@ -332,6 +351,12 @@ bloom_class!(
 /// what was added, or another item may be lost. Make one with ``CuckooFilter.with_fpr(n,
 /// fpr)`` (as ``amq build --kind cuckoo`` sizes it) or ``CuckooFilter(buckets,
 /// fingerprint_bits)``.
+///
+/// >>> f = amq.CuckooFilter.with_fpr(1000, 0.01)
+/// >>> f.add("x"), f.add("x"), f.count("x")  # a second copy, held as such
+/// (True, False, 2)
+/// >>> f.remove("x"), "x" in f  # one copy left
+/// (True, True)
 #[pyclass(module = "amq", name = "CuckooFilter")]
 pub struct PyCuckoo {
     pub inner: amq::CuckooFilter,

@@ -62,6 +62,13 @@ fn wrap(py: Python<'_>, f: AnyFilter) -> PyResult<Bound<'_, PyAny>> {
 /// ``TtlCuckooFilter``, ``SlidingWindowCuckoo`` or ``NegativeCache``. Raises ``ValueError`` for
 /// bytes that are not an ``.amq`` file (wrong magic, version or checksum, truncated,
 /// corrupt) or of a kind newer than this package; never crashes, whatever the bytes.
+///
+/// >>> f = amq.BloomFilter.with_fpr(100, 0.01)
+/// >>> f.add("x")
+/// True
+/// >>> g = amq.load(f.to_bytes())
+/// >>> type(g).__name__, g == f, "x" in g
+/// ('BloomFilter', True, True)
 #[pyfunction]
 fn load<'py>(py: Python<'py>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let f = items::with_filter_bytes(data, AnyFilter::from_bytes)?.py()?;
@@ -125,6 +132,10 @@ fn spec(
 /// ``amq.plan(kind="bloom", items=10**4, m_bits=32768)``, ``amq.plan(kind="aging-bloom",
 /// window=10**6, generations=4, fpr=0.01)``. Raises ``ValueError`` for a spec the planner
 /// refuses, with its message.
+///
+/// >>> p = amq.plan(items=10**6, fpr=0.01)
+/// >>> p["m_bits"], p["k"], p["bytes"]
+/// (9592955, 7, 1199120)
 #[pyfunction]
 #[pyo3(signature = (spec = None, **kwargs))]
 fn plan<'py>(
@@ -138,6 +149,10 @@ fn plan<'py>(
 
 /// An empty filter of the kind and shape a spec plans (a dict or keyword arguments, as for
 /// ``amq.plan``), hashing with ``seed``: ``amq.new(kind="cuckoo", items=1000, fpr=0.01)``.
+///
+/// >>> f = amq.new(kind="cuckoo", items=1000, fpr=0.01)
+/// >>> type(f).__name__, f.add("x"), "x" in f
+/// ('CuckooFilter', True, True)
 #[pyfunction]
 #[pyo3(signature = (spec = None, *, seed = 0, **kwargs))]
 fn new<'py>(

@@ -17,6 +17,13 @@ use pyo3::prelude::*;
 /// ``SlidingWindowCuckoo(epoch_items, fpr, seed=0)`` makes the set ``amq rln new`` makes:
 /// every query's false-positive rate is at most ``fpr``. ``item in f`` without an epoch raises
 /// ``ValueError`` (use ``f.contains(item, epoch)``).
+///
+/// >>> f = amq.SlidingWindowCuckoo(100, 0.01)
+/// >>> epoch = f.register("alice")
+/// >>> epoch, f.contains("alice", epoch)
+/// (0, True)
+/// >>> f.slash("alice", epoch), f.contains("alice", epoch)
+/// (True, False)
 #[pyclass(module = "amq", name = "SlidingWindowCuckoo")]
 pub struct PyRln {
     pub inner: SlidingWindowCuckoo,

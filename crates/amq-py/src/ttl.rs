@@ -21,6 +21,12 @@ use pyo3::prelude::*;
 /// ``time.time()``, rounded down; default: the system clock), as the
 /// command line's ``--now`` (the call's own: calls at other times from other threads, or on
 /// a copy, do not change it); ``ttl`` defaults to the filter's default TTL (``max_ttl``).
+///
+/// >>> f = amq.TtlCuckooFilter(1000, 0.01, tick=60, max_ttl=3600)
+/// >>> f.add("session", ttl=600, now=1_700_000_000)
+/// True
+/// >>> f.contains("session", now=1_700_000_500), f.contains("session", now=1_700_000_700)
+/// (True, False)
 #[pyclass(module = "amq", name = "TtlCuckooFilter")]
 pub struct PyTtl {
     pub inner: TtlCuckooFilter<CallClock>,

@@ -21,6 +21,11 @@ use pyo3::types::PyInt;
 /// ``ValueError`` (use ``f.contains(item, position)``). Make one with
 /// ``SlidingWindowBloom(window_bits, chunk_bits, batch, k)`` or
 /// ``SlidingWindowBloom.neptune()`` (W = 2**20, S = 2**12, B = 8, k = 45).
+///
+/// >>> f = amq.SlidingWindowBloom(1024, 128, 4, 5)
+/// >>> position = f.add("a")
+/// >>> position, f.contains("a", position), f.contains("a", position + 1)
+/// (0, True, False)
 #[pyclass(module = "amq", name = "SlidingWindowBloom")]
 pub struct PyWindow {
     pub inner: amq::SlidingWindowBloom,
@@ -207,6 +212,12 @@ fn read_positions(obj: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<u64>> {
 /// that depend on the time take ``now`` (seconds since the Unix epoch, an int or a float such
 /// as ``time.time()``, rounded down; default: the system clock), as the command line's ``--now``. It is the call's own: calls at other times from
 /// other threads, or on a copy, do not change it.
+///
+/// >>> f = amq.AgingBloom.with_time_window(3600, 4, 1000, 0.01)
+/// >>> f.add("token", now=1_700_000_000)
+/// True
+/// >>> f.contains("token", now=1_700_000_100), f.contains("token", now=1_700_010_000)
+/// (True, False)
 #[pyclass(module = "amq", name = "AgingBloom")]
 pub struct PyAging {
     pub inner: AgingBloom<CallClock>,

@@ -44,3 +44,59 @@ def test_example_prints_what_the_page_shows(page, code, shown, tmp_path):
     finally:
         os.chdir(cwd)
     assert out.getvalue().splitlines() == shown.splitlines()
+
+
+def docstrings():
+    """Every docstring of the package's modules, classes, methods and functions, by name."""
+    import amq
+    import amq.algorand
+    import amq.btc
+    import amq.cashu
+    import amq.eth
+    import amq.parquet
+
+    found = {}
+    for module in (amq, amq.algorand, amq.btc, amq.cashu, amq.eth, amq.parquet):
+        found[module.__name__] = module.__doc__ or ""
+        for name in dir(module):
+            obj = getattr(module, name)
+            if name.startswith("_") or not callable(obj):
+                continue
+            found[f"{module.__name__}.{name}"] = obj.__doc__ or ""
+            if isinstance(obj, type):
+                for m in dir(obj):
+                    if not m.startswith("_") and callable(getattr(obj, m)):
+                        found[f"{module.__name__}.{name}.{m}"] = getattr(obj, m).__doc__ or ""
+    return found
+
+
+# the classes and functions whose docstrings must show themselves at work
+WITH_EXAMPLES = [
+    "amq.BloomFilter", "amq.BlockedBloomFilter", "amq.SplitBlockBloomFilter",
+    "amq.CuckooFilter", "amq.ScalableBloomFilter", "amq.ExpandableCuckooFilter",
+    "amq.SlidingWindowBloom", "amq.AgingBloom", "amq.TtlCuckooFilter",
+    "amq.SlidingWindowCuckoo", "amq.NegativeCache", "amq.load", "amq.plan", "amq.new",
+]
+
+
+def test_the_docstring_examples_print_what_they_show():
+    """Each ``>>>`` example of a docstring runs (with ``amq`` imported) and prints what follows
+    it, as ``doctest`` checks it; the main classes and functions have one."""
+    import doctest
+
+    import amq
+
+    parser = doctest.DocTestParser()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    docs = docstrings()
+    for name in WITH_EXAMPLES:
+        assert ">>>" in docs[name], f"{name} has no example"
+    ran = 0
+    for name, text in docs.items():
+        test = parser.get_doctest(text, {"amq": amq}, name, None, 0)
+        if test.examples:
+            ran += 1
+            runner.run(test)
+    assert ran >= len(WITH_EXAMPLES)
+    result = runner.summarize(verbose=False)
+    assert result.failed == 0, f"{result.failed} of {result.attempted} examples failed (above)"
