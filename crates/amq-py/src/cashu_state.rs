@@ -37,6 +37,24 @@ fn element<'py>(
     Ok(PyBytes::new(py, &e.hash()))
 }
 
+/// Checks that a quote ID is one a mint may publish filters of: a UUIDv7 in its 36-character
+/// text form (``str`` or its UTF-8 ``bytes``). The spec forbids a mint to publish a quote
+/// kind's filters when its quote IDs are generated any other way; ``amq serve`` refuses such
+/// IDs the same way. Raises ``ValueError`` saying what is wrong; returns None.
+///
+/// >>> amq.cashu.check_quote_id("019e6d5a-2347-7000-8afa-051ae571f334")
+/// >>> amq.cashu.check_quote_id("550e8400-e29b-41d4-a716-446655440000")
+/// Traceback (most recent call last):
+/// ValueError: invalid id: "550e8400-e29b-41d4-a716-446655440000" is a UUID of version 4 ...
+#[pyfunction]
+fn check_quote_id(id: &Bound<'_, PyAny>) -> PyResult<()> {
+    let id: Vec<u8> = match id.cast::<PyString>() {
+        Ok(s) => s.to_cow()?.as_bytes().to_vec(),
+        _ => crate::items::with_bytes(id, "a quote ID", <[u8]>::to_vec)?,
+    };
+    state::check_quote_id(&id).py()
+}
+
 /// A revision-B block's capacity: the insertions at which a block of 2**b bits is sealed
 /// (its expected fill is one half there, a test's false-positive rate 2**-16).
 #[pyfunction]
@@ -248,6 +266,7 @@ impl PyStateBlock {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyStateBlock>()?;
     m.add_function(wrap_pyfunction!(element, m)?)?;
+    m.add_function(wrap_pyfunction!(check_quote_id, m)?)?;
     m.add_function(wrap_pyfunction!(capacity, m)?)?;
     m.add_function(wrap_pyfunction!(smallest_b, m)?)?;
     Ok(())

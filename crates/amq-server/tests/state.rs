@@ -10,7 +10,7 @@ use amq_server::store::MemoryStore;
 use amq_server::{Settings, StateFiltersConfig};
 use axum::body::Body;
 use axum::http::{Method, Request, StatusCode};
-use common::state::{get_block, open, settings, spent_changes, vectors, T0};
+use common::state::{get_block, mint_quote, open, settings, spent_changes, vectors, T0};
 use common::{call, send};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -121,10 +121,7 @@ async fn a_timeout_seal_folds_and_capacity_seals_at_once() {
     );
 
     // b = 5 holds one insertion: each change seals its block (height 0 timed out empty)
-    let quotes: Vec<Value> = ["a", "b", "c"]
-        .iter()
-        .map(|q| json!({"kind": "mint_quote", "id_hex": hex::encode(q)}))
-        .collect();
+    let quotes: Vec<Value> = (0..3).map(mint_quote).collect();
     let r = call(
         &app,
         Method::POST,
@@ -287,6 +284,37 @@ async fn the_feed_refuses_bad_changes_whole() {
     assert_eq!(r.json()["inserted"][0]["count"], 1);
 }
 
+/// A served quote kind takes only UUIDv7 quote IDs: the spec forbids a mint to publish filters
+/// of quote IDs generated any other way, so a UUIDv4 or a plain string is a 422 naming the
+/// rule, and the list it came in is refused whole.
+#[tokio::test]
+async fn a_quote_id_that_is_not_a_uuid_v7_is_refused() {
+    let clock = ManualClock::new(T0);
+    let app = open(
+        Arc::new(MemoryStore::new()),
+        settings(&[(Kind::MintQuote, 10)], true, &clock),
+    );
+    for id in ["q1", "550e8400-e29b-41d4-a716-446655440000"] {
+        let body = json!([mint_quote(1), {"kind": "mint_quote", "id_hex": hex::encode(id)}]);
+        let r = call(&app, Method::POST, "/api/v1/cashu/state", Some(body)).await;
+        assert_eq!(r.status.as_u16(), 422, "{id}");
+        let message = r.error();
+        assert!(
+            message.contains("[1]") && message.contains("UUIDv7"),
+            "{message}"
+        );
+    }
+    // nothing of the refused lists went in: this is the block's first insertion
+    let r = call(
+        &app,
+        Method::POST,
+        "/api/v1/cashu/state",
+        Some(mint_quote(1)),
+    )
+    .await;
+    assert_eq!(r.json()["inserted"][0]["count"], 1);
+}
+
 #[tokio::test]
 async fn v1_info_lists_the_kinds_under_the_nuts_number() {
     let clock = ManualClock::new(T0);
@@ -321,9 +349,7 @@ async fn info_is_gzipped_when_asked() {
             &clock,
         ),
     );
-    let quotes: Vec<Value> = (0..20)
-        .map(|i| json!({"kind": "mint_quote", "id_hex": hex::encode(format!("q{i}"))}))
-        .collect();
+    let quotes: Vec<Value> = (0..20).map(mint_quote).collect();
     call(
         &app,
         Method::POST,

@@ -10,7 +10,7 @@ use amq_server::store::{MemoryStore, Store, StoreError, Write};
 use amq_server::AppState;
 use axum::http::{Method, StatusCode};
 use common::call;
-use common::state::{get_block, open, settings, spent_changes, vectors, T0};
+use common::state::{get_block, mint_quote, open, settings, spent_changes, vectors, T0};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -45,7 +45,7 @@ async fn a_reopened_store_serves_the_same_blocks() {
         &app1,
         Method::POST,
         "/api/v1/cashu/state",
-        Some(json!({"kind": "mint_quote", "id_hex": "00"})),
+        Some(mint_quote(0)),
     )
     .await;
     clock.advance(60);

@@ -17,7 +17,8 @@ another document.)
 The compact state filters (cashubtc/nuts PR #433, revision B): ``element(kind, id, state)``
 is the ``E`` of a state change, ``StateBlock`` a Bloom block of 2**b bits that a mint fills
 with them and a wallet tests its candidates against (``insert``, ``in``, ``fold``,
-``count_estimate``); ``capacity(b)`` and ``smallest_b(count)`` size a block.
+``count_estimate``); ``capacity(b)`` and ``smallest_b(count)`` size a block;
+``check_quote_id(id)`` refuses a quote ID a publishing mint must not have (not a UUIDv7).
 """
 
 from ._amq import cashu as _cashu
@@ -31,6 +32,7 @@ bulk_all_negative = _cashu.bulk_all_negative
 hash_to_range = _cashu.hash_to_range
 StateBlock = _cashu.StateBlock
 element = _cashu.element
+check_quote_id = _cashu.check_quote_id
 capacity = _cashu.capacity
 smallest_b = _cashu.smallest_b
 
@@ -41,6 +43,7 @@ __all__ = [
     "build",
     "bulk_all_negative",
     "capacity",
+    "check_quote_id",
     "contains",
     "element",
     "hash_to_range",

@@ -25,6 +25,9 @@ def hash_to_range(item: Bytes, f: int, hash: HashName = "murmur3-128",
 def element(kind: Literal["proof_state", "mint_quote", "melt_quote", "blind_signature"],
             id: Union[Bytes, str], state: str = "") -> bytes:
     """E of a state change (32 bytes)."""
+def check_quote_id(id: Union[Bytes, str]) -> None:
+    """ValueError unless the quote ID is a UUIDv7 in its text form, as a mint publishing
+    filters of its quote kind must generate them."""
 def capacity(b: int) -> int: ...
 def smallest_b(count: int) -> Optional[int]: ...
 

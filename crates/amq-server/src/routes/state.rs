@@ -185,7 +185,7 @@ pub async fn record(
             )));
         }
         let e = c
-            .element_hash()
+            .published_element_hash()
             .map_err(|e| ApiError::unprocessable(format!("[{i}]: {e}")))?;
         elements.push((c.kind, e));
     }

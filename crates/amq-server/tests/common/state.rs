@@ -31,6 +31,14 @@ pub fn spent_changes() -> Vec<Value> {
         .collect()
 }
 
+/// A `mint_quote` change whose quote ID is the i-th UUIDv7 of a made-up mint (version 7, the
+/// RFC 9562 variant), as a mint publishing filters must generate them.
+#[allow(dead_code)] // not every test binary records quotes
+pub fn mint_quote(i: u64) -> Value {
+    let id = format!("019e6d5a-2347-7000-8afa-{i:012x}");
+    serde_json::json!({"kind": "mint_quote", "id_hex": hex::encode(id)})
+}
+
 pub fn settings(kinds: &[(Kind, u8)], fold: bool, clock: &ManualClock) -> Settings {
     Settings {
         state_filters: StateFiltersConfig {

@@ -454,3 +454,44 @@ fn revision_b_case_7_fold() {
     assert!(block.fold(from + 1).is_err());
     assert!(block.fold(4).is_err());
 }
+
+/// The quote IDs of both revisions' vectors are UUIDv7s, as a mint that publishes filters must
+/// generate them, and pass `check_quote_id`, upper case included (it is hashed as returned).
+/// Other forms and versions of a UUID, and text that is none, are refused by name.
+#[test]
+fn the_vectors_quote_ids_are_uuid_v7_and_others_are_refused() {
+    use amq::formats::cashu_state::check_quote_id;
+    let mut ids = Vec::new();
+    for name in ["revision-a.json", "revision-b.json"] {
+        let v = json(name);
+        for entry in v["elements"].as_array().unwrap() {
+            if s(&entry["kind"]).ends_with("_quote") {
+                ids.push(hex::decode(s(&entry["id_hex"])).unwrap());
+            }
+        }
+    }
+    assert!(ids.len() >= 6, "{} quote ids", ids.len());
+    for id in &ids {
+        assert_eq!(
+            check_quote_id(id),
+            Ok(()),
+            "{}",
+            String::from_utf8_lossy(id)
+        );
+    }
+    for (id, why) in [
+        ("550e8400-e29b-41d4-a716-446655440000", "version 4"),
+        ("019e6d5a-2347-7000-cafa-051ae571f334", "variant"),
+        ("019e6d5a-2347-7000-8afa-051ae571f33g", "not a UUID"),
+        ("019e6d5a234770008afa051ae571f334", "32 bytes"),
+        ("{019e6d5a-2347-7000-8afa-051ae571f334}", "38 bytes"),
+        ("q1", "2 bytes"),
+    ] {
+        let e = check_quote_id(id.as_bytes()).unwrap_err().to_string();
+        assert!(e.contains(why), "{id}: {e}");
+    }
+    assert!(check_quote_id(&[0xff; 36])
+        .unwrap_err()
+        .to_string()
+        .contains("UTF-8"));
+}

@@ -7,6 +7,7 @@
 
 use crate::error::{Error, Result};
 use alloc::format;
+use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 use core::str::FromStr;
@@ -338,6 +339,51 @@ fn point(kind: Kind, id: &[u8]) -> Result<&[u8; POINT_LEN]> {
             ),
         )),
     }
+}
+
+/// Checks that `id` is a quote ID a mint may publish filters of: a UUIDv7 in its hyphenated
+/// text form, 36 characters (8-4-4-4-12 hex digits, either case), version 7 and the RFC 9562
+/// variant.
+///
+/// The spec (both revisions, "Quote IDs"): a mint that publishes filters for a quote kind
+/// MUST generate that kind's quote IDs as NUT-04 recommends, UUIDv7 with all 74 variable bits
+/// from a CSPRNG, and MUST NOT advertise a quote kind whose IDs are generated any other way;
+/// a published filter lets anyone test a guessed ID. The randomness cannot be checked; the
+/// form can, and a mint whose IDs fail it must not publish them. [`Element::parse`] does not
+/// check: a wallet hashes an ID exactly as the mint returned it.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] naming what is wrong.
+///
+/// # Example
+/// ```
+/// use amq::formats::cashu_state::check_quote_id;
+/// assert!(check_quote_id(b"019e6d5a-2347-7000-8afa-051ae571f334").is_ok());
+/// assert!(check_quote_id(b"019E6D5A-2347-7000-8AFA-051AE571F334").is_ok()); // case kept
+/// assert!(check_quote_id(b"550e8400-e29b-41d4-a716-446655440000").is_err()); // version 4
+/// assert!(check_quote_id(b"019e6d5a23477000 8afa051ae571f334").is_err());
+/// ```
+pub fn check_quote_id(id: &[u8]) -> Result<()> {
+    let bad = |why: String| Error::invalid("id", why);
+    let text = quote(id)?;
+    if text.len() != 36 {
+        return Err(bad(format!(
+            "a published quote id is a UUIDv7 in its 36-character hyphenated form, got {} \
+             bytes: {text:?}",
+            text.len()
+        )));
+    }
+    let uuid =
+        uuid::Uuid::try_parse_ascii(id).map_err(|e| bad(format!("{text:?} is not a UUID: {e}")))?;
+    if uuid.get_version_num() != 7 || uuid.get_variant() != uuid::Variant::RFC4122 {
+        return Err(bad(format!(
+            "{text:?} is a UUID of version {} and variant {:?}, not a UUIDv7: a mint that \
+             publishes filters for a quote kind generates its quote ids as UUIDv7 (NUT-04)",
+            uuid.get_version_num(),
+            uuid.get_variant()
+        )));
+    }
+    Ok(())
 }
 
 fn quote(id: &[u8]) -> Result<&str> {

@@ -196,12 +196,29 @@ impl StateChange {
     /// # Errors
     /// [`Error::Parse`] (`id_hex`) if the id is not hex; as [`Element::parse`] otherwise.
     pub fn element_hash(&self) -> Result<[u8; 32]> {
+        Ok(Element::parse(self.kind, &self.id()?, &self.state)?.hash())
+    }
+
+    /// `E` of this change as a mint publishing filters takes it in: a quote kind's ID must
+    /// also be a UUIDv7 ([`check_quote_id`](super::check_quote_id)), the form the spec
+    /// requires of the quote IDs of a kind whose filters are published.
+    ///
+    /// # Errors
+    /// As [`element_hash`](Self::element_hash) and [`check_quote_id`](super::check_quote_id).
+    pub fn published_element_hash(&self) -> Result<[u8; 32]> {
+        let id = self.id()?;
+        if matches!(self.kind, Kind::MintQuote | Kind::MeltQuote) {
+            super::check_quote_id(&id)?;
+        }
+        Ok(Element::parse(self.kind, &id, &self.state)?.hash())
+    }
+
+    fn id(&self) -> Result<Vec<u8>> {
         let text = self.id_hex.trim();
         let text = text
             .strip_prefix("0x")
             .or_else(|| text.strip_prefix("0X"))
             .unwrap_or(text);
-        let id = hex::decode(text).map_err(|e| Error::parse("id_hex", format!("{e}")))?;
-        Ok(Element::parse(self.kind, &id, &self.state)?.hash())
+        hex::decode(text).map_err(|e| Error::parse("id_hex", format!("{e}")))
     }
 }

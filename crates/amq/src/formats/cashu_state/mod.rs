@@ -92,7 +92,9 @@ mod store;
 pub use block::{
     capacity, expected_fill, fpr_at_fill, smallest_b, width_of, Block, K, MAX_B, MIN_B,
 };
-pub use element::{Element, Kind, MeltQuoteState, ProofState, Words, DOMAIN_SEPARATOR, POINT_LEN};
+pub use element::{
+    check_quote_id, Element, Kind, MeltQuoteState, ProofState, Words, DOMAIN_SEPARATOR, POINT_LEN,
+};
 pub use epoch::{
     epoch_position, ElementHead, Epoch, Paging, MAX_P, MIN_P, MIN_RECOMMENDED_P, RECOMMENDED_P,
     RECOMMENDED_PAGE_SIZE,
