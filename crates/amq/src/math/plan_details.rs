@@ -33,7 +33,9 @@ pub struct Plan {
     /// chains, the first link's rate at n items (the bound over the whole chain is in the
     /// details).
     pub fpr: f64,
-    /// The exact-expectation form where there is one (else equal to `fpr`).
+    /// The exact-expectation form where there is one (else equal to `fpr`); for a scalable
+    /// chain, its first link's as the chain fills it, with new items only
+    /// ([`fpr_exact_new`](crate::math::fpr_exact_new)).
     pub fpr_exact: f64,
 }
 

@@ -162,6 +162,7 @@ pub fn plan(params: &super::ScalableParams) -> Result<Plan> {
         bytes: m.div_ceil(64) * 8,
         bits_per_key: m as f64 / n as f64,
         fpr: crate::math::fpr(n, m, k),
-        fpr_exact: crate::math::fpr_exact(n, m, k),
+        // the first link's rate at n0 as a chain fills it: with new items only
+        fpr_exact: crate::math::fpr_exact_new(n, m, k),
     })
 }
