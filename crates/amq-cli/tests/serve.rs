@@ -352,3 +352,78 @@ fn a_failed_start_leaves_the_data_directory_as_it_was() {
     assert_eq!(s.json("GET", "/api/v1/filters/gone", None).0, 404);
     s.stop();
 }
+
+/// A state-filter kind served again after a run that did not serve it: `amq serve` refuses to
+/// start (its sequence missed the events of the gap, and going on would present that time as
+/// covered), names `--state-filter-restart`, and records nothing; with the flag,
+/// the kind begins anew at height 0 while the other kind keeps its blocks.
+#[test]
+fn a_state_filter_kind_served_again_restarts_or_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let both = [
+        "--state-filter",
+        "proof_state:10",
+        "--state-filter",
+        "mint_quote:10",
+    ];
+    let quote = |i: u32| {
+        let id = format!("019e6d5a-2347-7000-8afa-{i:012x}");
+        json!({"kind": "mint_quote", "id_hex": hex::encode(id)})
+    };
+    let s = Server::start(&data, &both);
+    let (status, v) = s.json("POST", "/api/v1/cashu/state", Some(&quote(0)));
+    assert_eq!(
+        (status, &v["inserted"][0]["height"]),
+        (200, &json!(0)),
+        "{v}"
+    );
+    s.stop();
+    let s = Server::start(&data, &both[..2]);
+    assert_eq!(s.json("GET", "/v1/filters/info/mint_quote", None).0, 400);
+    s.stop();
+
+    // refused, twice: the first refusal recorded nothing (redb's own start-up commit aside);
+    // a start that is not refused is killed after 30 s and fails the test
+    for _ in 0..2 {
+        let mut child = Command::new(AMQ)
+            .args(["serve", "--listen", "127.0.0.1:0", "--data"])
+            .arg(&data)
+            .args(both)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if started.elapsed() > Duration::from_secs(30) {
+                child.kill().unwrap();
+                panic!("amq serve started with a kind the last run did not serve");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{stderr}");
+        assert!(
+            stderr.contains("--state-filter-restart mint_quote"),
+            "{stderr}"
+        );
+    }
+
+    let mut restart = both.to_vec();
+    restart.extend(["--state-filter-restart", "mint_quote"]);
+    let s = Server::start(&data, &restart);
+    let (_, v) = s.json("GET", "/v1/filters/info/mint_quote", None);
+    assert_eq!(v["blocks"].as_array().map(Vec::len), Some(1), "{v}");
+    let (_, v) = s.json("POST", "/api/v1/cashu/state", Some(&quote(1)));
+    assert_eq!(
+        v["inserted"][0],
+        json!({"kind": "mint_quote", "height": 0, "count": 1, "sealed": false})
+    );
+    s.stop();
+    // served throughout from now on: the next start needs no flag
+    let s = Server::start(&data, &both);
+    assert_eq!(s.json("GET", "/v1/filters/info/mint_quote", None).0, 200);
+    s.stop();
+}

@@ -213,3 +213,88 @@ async fn nothing_is_served_that_did_not_reach_the_disk() {
         spec.as_slice()
     );
 }
+
+/// A kind the last run did not serve missed its events since, so its stored sequence does not
+/// go on: reopening with it is refused, naming the way back, and nothing is recorded; with
+/// `restart` it begins anew at height 0, empty. A kind served throughout goes on, and a
+/// restart of a kind not served is refused. (A store written before the record of served
+/// kinds has no last run to compare with: its sequences go on.)
+#[tokio::test]
+async fn a_kind_served_again_after_a_gap_restarts_or_is_refused() {
+    let clock = ManualClock::new(T0);
+    let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+    let both = settings(
+        &[(Kind::ProofState, 10), (Kind::MintQuote, 5)],
+        true,
+        &clock,
+    );
+    let app = open(store.clone(), both.clone());
+    let r = call(
+        &app,
+        Method::POST,
+        "/api/v1/cashu/state",
+        Some(mint_quote(0)),
+    )
+    .await;
+    assert_eq!(r.json()["inserted"][0]["count"], 1);
+    let r = call(
+        &app,
+        Method::POST,
+        "/api/v1/cashu/state",
+        Some(spent_changes()[0].clone()),
+    )
+    .await;
+    assert_eq!(r.json()["inserted"][0]["count"], 1);
+    drop(app);
+
+    // a run without mint_quote; proof_state goes on
+    let proofs = settings(&[(Kind::ProofState, 10)], true, &clock);
+    let app = open(store.clone(), proofs.clone());
+    let r = call(&app, Method::GET, "/v1/filters/info/mint_quote", None).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    drop(app);
+    clock.advance(7200);
+
+    // mint_quote again: refused, and the store is as it was
+    let before = store.scan(b"").unwrap();
+    let e = AppState::open(store.clone(), both.clone()).expect_err("refused");
+    let e = e.to_string();
+    assert!(
+        e.contains("mint_quote") && e.contains("--state-filter-restart mint_quote"),
+        "{e}"
+    );
+    assert_eq!(store.scan(b"").unwrap(), before);
+
+    // a restart of a kind not served is refused too
+    let mut wrong = proofs.clone();
+    wrong.state_filters.restart = vec![Kind::MintQuote];
+    assert!(AppState::open(store.clone(), wrong).is_err());
+
+    // restarted: height 0, empty; proof_state still holds its insertion
+    let mut again = both.clone();
+    again.state_filters.restart = vec![Kind::MintQuote];
+    let app = open(store.clone(), again);
+    let r = call(
+        &app,
+        Method::POST,
+        "/api/v1/cashu/state",
+        Some(mint_quote(1)),
+    )
+    .await;
+    let inserted = &r.json()["inserted"][0];
+    assert_eq!(
+        (inserted["height"].clone(), inserted["count"].clone()),
+        (json!(0), json!(1))
+    );
+    let b0 = get_block(&app, "/v1/filters/blocks/proof_state/0", None).await;
+    assert_eq!(b0.status, StatusCode::OK);
+    assert!(
+        b0.body.iter().any(|&b| b != 0),
+        "proof_state keeps its sealed block"
+    );
+    drop(app);
+    // and a later run serving both goes on without a restart
+    let app = open(store.clone(), both);
+    let r = call(&app, Method::GET, "/v1/filters/info/mint_quote", None).await;
+    assert_eq!(r.status, StatusCode::OK);
+}

@@ -62,6 +62,11 @@ pub struct Args {
     /// its count).
     #[arg(long)]
     state_no_fold: bool,
+    /// Drop the stored state-filter sequence of KIND and begin it anew at height 0: needed
+    /// to serve a kind again after a run that did not serve it (its events since then are
+    /// not in the old sequence). Repeat for each kind; each must also be a --state-filter.
+    #[arg(long, value_name = "KIND")]
+    state_filter_restart: Vec<amq::formats::cashu_state::Kind>,
 }
 
 /// An address to listen on: a socket address, or a host name and port resolved to the first
@@ -135,6 +140,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
             timeout: a.state_timeout,
             open_interval: (a.state_open_interval > 0).then_some(a.state_open_interval),
             fold: !a.state_no_fold,
+            restart: a.state_filter_restart,
         },
     };
     amq_server::run(config).map_err(|e| anyhow::anyhow!(e))?;

@@ -9,13 +9,29 @@ mod store;
 
 pub use store::{StateError, StateStore};
 
-use crate::store::Store;
+use crate::store::{Store, Write};
 use amq::clock::{Clock, ManualClock, SystemClock};
 use amq::formats::cashu_state::{
     FiltersInfo, Inserted, Kind, Sequence, SequenceConfig, Served, RECOMMENDED_TIMEOUT,
 };
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
+
+/// The key of the kinds the last run served: their names, comma-separated.
+const SERVED: &[u8] = b"s/served";
+
+/// The kinds the last run served; `None` for a store without the record.
+fn served_kinds(store: &dyn Store) -> Result<Option<Vec<Kind>>, StateError> {
+    let Some(v) = store.get(SERVED)? else {
+        return Ok(None);
+    };
+    let text = std::str::from_utf8(&v)
+        .map_err(|_| StateError::Lib(amq::Error::corrupt(0, "the served kinds are not text")))?;
+    let kinds = (text.split(',').filter(|k| !k.is_empty()))
+        .map(|k| k.parse::<Kind>())
+        .collect::<Result<_, _>>()?;
+    Ok(Some(kinds))
+}
 
 /// The NUT number the setting is advertised under in `GET /v1/info`: the spec's own
 /// placeholder (`"nuts": {"XX": ...}`) until the NUT is numbered.
@@ -51,6 +67,9 @@ pub struct StateFiltersConfig {
     pub open_interval: Option<u64>,
     /// Fold a block sealed on timeout to the smallest width that holds it.
     pub fold: bool,
+    /// Kinds whose stored sequence is dropped and begun anew at height 0: the way back for
+    /// a kind the last run did not serve (see [`StateFilters::open`]).
+    pub restart: Vec<Kind>,
 }
 
 impl Default for StateFiltersConfig {
@@ -60,6 +79,7 @@ impl Default for StateFiltersConfig {
             timeout: RECOMMENDED_TIMEOUT,
             open_interval: Some(60),
             fold: true,
+            restart: Vec::new(),
         }
     }
 }
@@ -87,25 +107,59 @@ pub struct StateFilters {
 }
 
 impl StateFilters {
-    /// Opens (or begins) the sequence of every configured kind.
+    /// Opens (or begins) the sequence of every configured kind, and records the kinds served.
+    ///
+    /// **A kind the last run did not serve** has missed every event since, so its stored
+    /// sequence cannot go on: its next blocks would present that time as covered (the spec,
+    /// "Sequences": a mint MUST NOT present a sequence as covering events that occurred before
+    /// it began maintaining it), and a wallet would read a proof spent then as unspent. Such a
+    /// kind is refused unless it is in `restart`, which drops its blocks and begins it anew
+    /// at height 0 (a wallet holding the old blocks notices the restart). A store written
+    /// before this record existed has no last run to compare with: its sequences go on.
     ///
     /// # Errors
-    /// A bad configuration (b outside 5..=26, a timeout below 3600, a kind given twice), the
-    /// store's errors.
+    /// A bad configuration (b outside 5..=26, a timeout below 3600, a kind given twice, a
+    /// restart of a kind not served), a kind the last run did not serve, the store's errors.
     pub fn open(
         store: Arc<dyn Store>,
         config: &StateFiltersConfig,
         clock: ServerClock,
     ) -> Result<Self, StateError> {
+        let invalid =
+            |what: &'static str, why: String| StateError::Lib(amq::Error::invalid(what, why));
+        if let Some(k) =
+            (config.restart.iter()).find(|k| !config.kinds.iter().any(|(s, _)| s == *k))
+        {
+            return Err(invalid(
+                "restart",
+                format!("{k} is restarted but not served (--state-filter {k})"),
+            ));
+        }
+        // every check before any write: a refused start leaves the store as it was
+        let served_before = served_kinds(&*store)?;
         let mut configs = BTreeMap::new();
-        let mut seqs = BTreeMap::new();
         for &(kind, b) in &config.kinds {
             if configs.contains_key(&kind) {
                 // (the second width would serve the first's blocks under its own)
-                return Err(StateError::Lib(amq::Error::invalid(
+                return Err(invalid(
                     "kinds",
                     format!("{kind} is given twice: one width b per kind"),
-                )));
+                ));
+            }
+            let gap = served_before
+                .as_ref()
+                .is_some_and(|before| !before.contains(&kind));
+            if gap && !config.restart.contains(&kind) && StateStore::holds_sequence(&*store, kind)?
+            {
+                return Err(invalid(
+                    "kinds",
+                    format!(
+                        "{kind} has a stored sequence, but the last run did not serve it: the \
+                         events since are not in it, and going on would present that time as \
+                         covered. Begin it anew at height 0 with --state-filter-restart {kind} \
+                         (its blocks are dropped)"
+                    ),
+                ));
             }
             let c = SequenceConfig {
                 kind,
@@ -114,11 +168,24 @@ impl StateFilters {
                 open_interval: config.open_interval,
                 fold: config.fold,
             };
-            seqs.insert(
-                kind,
-                Sequence::open(c, StateStore::new(store.clone(), kind), clock.clone())?,
-            );
+            c.validate()?;
             configs.insert(kind, c);
+        }
+        let served: Vec<Kind> = configs.keys().copied().collect();
+        let mut writes: Vec<Write> = (config.restart.iter())
+            .map(|&k| Write::delete_prefix(&StateStore::prefix(k)))
+            .collect();
+        if served_before.unwrap_or_default() != served {
+            let names: Vec<&str> = served.iter().map(|k| k.name()).collect();
+            writes.push(Write::Put(SERVED.to_vec(), names.join(",").into_bytes()));
+        }
+        if !writes.is_empty() {
+            store.commit(&writes)?;
+        }
+        let mut seqs = BTreeMap::new();
+        for (&kind, &c) in &configs {
+            let seq = Sequence::open(c, StateStore::new(store.clone(), kind), clock.clone())?;
+            seqs.insert(kind, seq);
         }
         Ok(StateFilters {
             store,

@@ -90,6 +90,19 @@ fn corrupt(kind: Kind, what: &str) -> StateError {
 }
 
 impl StateStore {
+    /// The prefix of every key of `kind`'s sequence.
+    pub fn prefix(kind: Kind) -> Vec<u8> {
+        key(kind, b"")
+    }
+
+    /// `true` if the store holds a sequence of `kind` (its open block's header).
+    ///
+    /// # Errors
+    /// The store's.
+    pub fn holds_sequence(store: &dyn Store, kind: Kind) -> Result<bool, StoreError> {
+        Ok(store.get(&key(kind, b"o"))?.is_some())
+    }
+
     /// The store of `kind`'s sequence.
     pub fn new(store: Arc<dyn Store>, kind: Kind) -> Self {
         StateStore {

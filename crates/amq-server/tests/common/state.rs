@@ -46,6 +46,7 @@ pub fn settings(kinds: &[(Kind, u8)], fold: bool, clock: &ManualClock) -> Settin
             timeout: 3600,
             open_interval: Some(60),
             fold,
+            restart: Vec::new(),
         },
         clock: ServerClock::Manual(clock.clone()),
         ..Settings::default()
