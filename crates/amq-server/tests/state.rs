@@ -10,7 +10,7 @@ use amq_server::store::MemoryStore;
 use amq_server::{Settings, StateFiltersConfig};
 use axum::body::Body;
 use axum::http::{Method, Request, StatusCode};
-use common::state::{get_block, mint_quote, open, settings, spent_changes, vectors, T0};
+use common::state::{get_block, mint_quote, open, record, settings, spent_changes, vectors, T0};
 use common::{call, send};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -296,7 +296,7 @@ async fn a_quote_id_that_is_not_a_uuid_v7_is_refused() {
     );
     for id in ["q1", "550e8400-e29b-41d4-a716-446655440000"] {
         let body = json!([mint_quote(1), {"kind": "mint_quote", "id_hex": hex::encode(id)}]);
-        let r = call(&app, Method::POST, "/api/v1/cashu/state", Some(body)).await;
+        let r = record(&app, body).await;
         assert_eq!(r.status.as_u16(), 422, "{id}");
         let message = r.error();
         assert!(
@@ -305,13 +305,7 @@ async fn a_quote_id_that_is_not_a_uuid_v7_is_refused() {
         );
     }
     // nothing of the refused lists went in: this is the block's first insertion
-    let r = call(
-        &app,
-        Method::POST,
-        "/api/v1/cashu/state",
-        Some(mint_quote(1)),
-    )
-    .await;
+    let r = record(&app, mint_quote(1)).await;
     assert_eq!(r.json()["inserted"][0]["count"], 1);
 }
 

@@ -10,7 +10,7 @@ use amq_server::store::{MemoryStore, Store, StoreError, Write};
 use amq_server::AppState;
 use axum::http::{Method, StatusCode};
 use common::call;
-use common::state::{get_block, mint_quote, open, settings, spent_changes, vectors, T0};
+use common::state::{get_block, mint_quote, open, record, settings, spent_changes, vectors, T0};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -229,21 +229,9 @@ async fn a_kind_served_again_after_a_gap_restarts_or_is_refused() {
         &clock,
     );
     let app = open(store.clone(), both.clone());
-    let r = call(
-        &app,
-        Method::POST,
-        "/api/v1/cashu/state",
-        Some(mint_quote(0)),
-    )
-    .await;
+    let r = record(&app, mint_quote(0)).await;
     assert_eq!(r.json()["inserted"][0]["count"], 1);
-    let r = call(
-        &app,
-        Method::POST,
-        "/api/v1/cashu/state",
-        Some(spent_changes()[0].clone()),
-    )
-    .await;
+    let r = record(&app, spent_changes()[0].clone()).await;
     assert_eq!(r.json()["inserted"][0]["count"], 1);
     drop(app);
 
@@ -274,13 +262,7 @@ async fn a_kind_served_again_after_a_gap_restarts_or_is_refused() {
     let mut again = both.clone();
     again.state_filters.restart = vec![Kind::MintQuote];
     let app = open(store.clone(), again);
-    let r = call(
-        &app,
-        Method::POST,
-        "/api/v1/cashu/state",
-        Some(mint_quote(1)),
-    )
-    .await;
+    let r = record(&app, mint_quote(1)).await;
     let inserted = &r.json()["inserted"][0];
     assert_eq!(
         (inserted["height"].clone(), inserted["count"].clone()),

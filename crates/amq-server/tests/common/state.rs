@@ -57,6 +57,18 @@ pub fn open(store: Arc<dyn Store>, s: Settings) -> axum::Router {
     app(AppState::open(store, s).unwrap())
 }
 
+/// POSTs state changes (one object or a list) to the feed.
+#[allow(dead_code)] // not every test binary records changes
+pub async fn record(app: &axum::Router, changes: Value) -> Reply {
+    super::call(
+        app,
+        axum::http::Method::POST,
+        "/api/v1/cashu/state",
+        Some(changes),
+    )
+    .await
+}
+
 pub async fn get_block(app: &axum::Router, path: &str, etag: Option<&str>) -> Reply {
     let mut r = Request::get(path);
     if let Some(e) = etag {
