@@ -7,7 +7,8 @@
 
 use amq::math::{
     best_k, bit_zero_probability, blocked_best_k, blocked_bit_zero_probability,
-    blocked_estimate_items, blocked_fpr, blocked_fpr_exact, fill_new, fpr, fpr_exact,
+    blocked_estimate_items, blocked_fpr, blocked_fpr_exact, blocked_size, bloom_size, fill_new,
+    fpr, fpr_exact,
 };
 
 /// c = −k·n·ln(1 − 1/m), the right-hand side of the equation `Σⱼ₌₁..ₖ pʲ/j = c` whose root
@@ -227,4 +228,27 @@ fn best_k_of_an_overfull_filter_is_one() {
     assert_eq!(best_k(1_000, 10, 64), 1);
     assert_eq!(best_k(1_000, 0, 64), 1);
     assert_eq!(best_k(1_000, 1_000, 64), 1); // ε 0.632 at k = 1, 0.747 at k = 2
+}
+
+/// A size just under the limit is found, not refused: with k fixed at 1, 6.9·10¹⁵ items at
+/// ε = 10⁻³ fit in about 1.4·10¹⁶ blocks (the limit is 2⁵⁴ − 1 ≈ 1.8·10¹⁶), and 8·10¹⁵ items
+/// in about 8.0·10¹⁸ classic bits (the limit is 2⁶³ − 1 ≈ 9.2·10¹⁸). The doubling search
+/// overshot the limit from below and gave up without trying it (helper-33's finding); one
+/// more item than fits is still refused.
+#[test]
+fn sizes_just_under_the_limit_are_found() {
+    let n = 6_900_000_000_000_000u64;
+    let (blocks, k) = blocked_size(n, 1e-3, Some(1)).unwrap();
+    assert_eq!(k, 1);
+    assert!(blocks < (1 << 54) - 1 && blocked_fpr(n, blocks, 1) <= 1e-3);
+    assert!(blocked_fpr(n, blocks - 1, 1) > 1e-3);
+    let n = 8_000_000_000_000_000u64;
+    let (m, k) = bloom_size(n, 1e-3, Some(1)).unwrap();
+    assert_eq!(k, 1);
+    assert!(m < (1 << 63) - 1 && fpr(n, m, 1) <= 1e-3, "{m}");
+    assert!(fpr(n, m - 1, 1) > 1e-3);
+    // past the limit: refused with the reason
+    let e = bloom_size(10_000_000_000_000_000, 1e-3, Some(1)).unwrap_err();
+    assert!(e.to_string().contains("2^63"), "{e}");
+    assert!(blocked_size(10_000_000_000_000_000, 1e-3, Some(1)).is_err());
 }

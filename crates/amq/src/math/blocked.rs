@@ -252,15 +252,8 @@ pub fn blocked_size(n: u64, target: f64, k: Option<u32>) -> Result<(u64, u32)> {
         let k = pick(b);
         poisson_fpr(rates.borrow_mut().get(k), n, b) <= target
     };
-    let mut hi = ((optimal_m(n, target) / BLOCK_BITS as f64) as u64)
-        .saturating_add(1)
-        .min((1 << 54) - 1);
-    while !ok(hi) {
-        hi = hi
-            .checked_mul(2)
-            .filter(|&h| h < 1 << 54)
-            .ok_or_else(|| super::too_many(n, target))?;
-    }
+    let start = ((optimal_m(n, target) / BLOCK_BITS as f64) as u64).saturating_add(1);
+    let hi = super::double_until(start, (1 << 54) - 1, ok, || super::too_many(n, target))?;
     let blocks = smallest(1, hi, ok);
     Ok((blocks, pick(blocks)))
 }

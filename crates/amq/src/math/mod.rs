@@ -218,16 +218,10 @@ pub fn bloom_size(n: u64, target: f64, k: Option<u32>) -> Result<(u64, u32)> {
     }
     let pick = |m: u64| k.unwrap_or_else(|| best_k(n, m, BLOOM_MAX_K));
     let start = optimal_m(n, target);
-    let mut hi = ((start * 1.05) as u64)
-        .saturating_add(64)
-        .min((1 << 63) - 1);
-    while fpr(n, hi, pick(hi)) > target {
-        hi = hi
-            .checked_mul(2)
-            .filter(|&h| h < 1 << 63)
-            .ok_or_else(|| too_many(n, target))?;
-    }
-    let m = smallest(1, hi, |m| fpr(n, m, pick(m)) <= target);
+    let start = ((start * 1.05) as u64).saturating_add(64);
+    let ok = |m: u64| fpr(n, m, pick(m)) <= target;
+    let hi = double_until(start, MAX_BITS, ok, || too_many(n, target))?;
+    let m = smallest(1, hi, ok);
     Ok((m, pick(m)))
 }
 
@@ -258,20 +252,42 @@ fn grow_m(n: u64, target: f64, m0: u64, ok: impl Fn(u64) -> bool) -> Result<u64>
     if ok(m0) {
         return Ok(m0);
     }
-    let too_big = || too_many(n, target);
     let (mut below, mut step) = (m0, 1u64);
     let above = loop {
-        let m = m0
-            .checked_add(step)
-            .filter(|&m| m < 1 << 63)
-            .ok_or_else(too_big)?;
+        // the largest m allowed is tried before the search gives up
+        let m = m0.saturating_add(step).min(MAX_BITS);
         if ok(m) {
             break m;
         }
+        if m == MAX_BITS {
+            return Err(too_many(n, target));
+        }
         below = m;
-        step = step.checked_mul(2).ok_or_else(too_big)?;
+        step = step.saturating_mul(2);
     };
     Ok(smallest(below + 1, above, ok))
+}
+
+/// The most bits a filter may have: 2⁶³ − 1.
+const MAX_BITS: u64 = (1 << 63) - 1;
+
+/// The first of `start`, 2·`start`, 4·`start`, ... that is `ok`, the last tried being `max`
+/// itself (so a size just under the limit is found, not refused); `err()` when even `max` is
+/// not `ok`. `ok` must be monotone.
+pub(crate) fn double_until(
+    start: u64,
+    max: u64,
+    ok: impl Fn(u64) -> bool,
+    err: impl Fn() -> Error,
+) -> Result<u64> {
+    let mut hi = start.clamp(1, max);
+    while !ok(hi) {
+        if hi == max {
+            return Err(err());
+        }
+        hi = hi.saturating_mul(2).min(max);
+    }
+    Ok(hi)
 }
 
 fn check_k(k: u32, max: u32) -> Result<()> {
