@@ -28,10 +28,11 @@ fn element<'py>(
 ) -> PyResult<Bound<'py, PyBytes>> {
     let kind = Kind::parse(kind).py()?;
     let point = matches!(kind, Kind::ProofState | Kind::BlindSignature);
-    let id: Vec<u8> = match id.cast::<PyString>() {
-        // a quote ID is text; a point as text is hex by mistake: with_bytes says so
-        Ok(s) if !point => s.to_cow()?.as_bytes().to_vec(),
-        _ => crate::items::with_bytes(id, "the id of a point (Y or B_)", <[u8]>::to_vec)?,
+    let id = if point {
+        // a point as text is hex by mistake: with_bytes says so
+        crate::items::with_bytes(id, "the id of a point (Y or B_)", <[u8]>::to_vec)?
+    } else {
+        quote_id(id)?
     };
     let e = Element::parse(kind, &id, state).py()?;
     Ok(PyBytes::new(py, &e.hash()))
@@ -48,11 +49,15 @@ fn element<'py>(
 /// ValueError: invalid id: "550e8400-e29b-41d4-a716-446655440000" is a UUID of version 4 ...
 #[pyfunction]
 fn check_quote_id(id: &Bound<'_, PyAny>) -> PyResult<()> {
-    let id: Vec<u8> = match id.cast::<PyString>() {
-        Ok(s) => s.to_cow()?.as_bytes().to_vec(),
-        _ => crate::items::with_bytes(id, "a quote ID", <[u8]>::to_vec)?,
-    };
-    state::check_quote_id(&id).py()
+    state::check_quote_id(&quote_id(id)?).py()
+}
+
+/// A quote ID's bytes: a `str` as UTF-8 (hashed verbatim), or its bytes.
+fn quote_id(id: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+    match id.cast::<PyString>() {
+        Ok(s) => Ok(s.to_cow()?.as_bytes().to_vec()),
+        _ => crate::items::with_bytes(id, "a quote ID", <[u8]>::to_vec),
+    }
 }
 
 /// A revision-B block's capacity: the insertions at which a block of 2**b bits is sealed

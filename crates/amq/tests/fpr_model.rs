@@ -47,13 +47,19 @@ fn non_members() -> impl Iterator<Item = u128> {
 /// Counts the non-members `query` answers "maybe present" for and asserts the rate is within
 /// 3σ of `model` (σ = √(model·(1 − model)/10^7)); returns the measured rate.
 fn check(kind: &str, model: f64, query: impl Fn(u128) -> bool) -> f64 {
+    check_within(kind, model, 0.0, query)
+}
+
+/// [`check`] allowing `relative` of the model where that is more than 3σ (for an effect the
+/// model leaves out, stated where it is used).
+fn check_within(kind: &str, model: f64, relative: f64, query: impl Fn(u128) -> bool) -> f64 {
     let hits = non_members().filter(|&h| query(h)).count() as u64;
     let measured = hits as f64 / QUERIES as f64;
     let sigma = binomial_sigma(model, QUERIES);
     let z = (measured - model) / sigma;
     println!("{kind}: measured {measured:.6} model {model:.6} ({z:+.2}σ)");
     assert!(
-        z.abs() <= 3.0,
+        (measured - model).abs() <= f64::max(relative * model, 3.0 * sigma),
         "{kind}: measured ε {measured} is {z:+.2}σ from the model {model}"
     );
     measured
@@ -335,31 +341,22 @@ fn scalable_bloom_at_a_large_fpr() {
             f.insert_hash(stream.next().unwrap()).unwrap();
         }
         assert!(f.is_full() || scaling);
-        let within_1_percent = |kind: &str, model: f64, query: &dyn Fn(u128) -> bool| {
-            let hits = non_members().filter(|&h| query(h)).count();
-            let measured = hits as f64 / QUERIES as f64;
-            let sigma = binomial_sigma(model, QUERIES);
-            let z = (measured - model) / sigma;
-            println!("{kind}: measured {measured:.6} model {model:.6} ({z:+.2}σ)");
-            assert!(
-                (measured - model).abs() <= f64::max(0.01 * model, 3.0 * sigma),
-                "{kind}: measured {measured} against the model's {model} ({z:+.2}σ)"
-            );
-            measured
-        };
         for i in 0..f.links() {
             let l = f.link(i).unwrap();
             let model = math::fpr_exact_new(l.inserted(), l.m(), l.k());
-            within_1_percent(&format!("scalable-bloom ε = 0.2, link {i}"), model, &|h| {
-                l.contains_hash(h)
-            });
+            check_within(
+                &format!("scalable-bloom ε = 0.2, link {i}"),
+                model,
+                0.01,
+                |h| l.contains_hash(h),
+            );
         }
         let kind = if scaling {
             "scalable-bloom ε = 0.2"
         } else {
             "scalable-bloom ε = 0.2, not scaling, at capacity"
         };
-        let measured = within_1_percent(kind, f.expected_fpr(), &|h| f.contains_hash(h));
+        let measured = check_within(kind, f.expected_fpr(), 0.01, |h| f.contains_hash(h));
         within_bound(kind, measured, f.fpr_bound());
     }
 }

@@ -241,8 +241,15 @@ pub fn bloom_size(n: u64, target: f64, k: Option<u32>) -> Result<(u64, u32)> {
 /// assert!(fpr(1000, m, k) <= 0.01 && fpr_exact(1000, m, k) <= 0.01);
 /// ```
 pub fn bloom_size_exact(n: u64, target: f64) -> Result<(u64, u32)> {
+    size_for_rate(n, target, fpr_exact)
+}
+
+/// [`bloom_size`]'s k, and the smallest m from its m up at which `rate(n, m, k)` (a rate
+/// falling in m, at least the classic one) is within `target`: [`bloom_size_exact`] and
+/// [`bloom_size_exact_new`].
+fn size_for_rate(n: u64, target: f64, rate: fn(u64, u64, u32) -> f64) -> Result<(u64, u32)> {
     let (m0, k) = bloom_size(n, target, None)?;
-    Ok((grow_m(n, target, m0, |m| fpr_exact(n, m, k) <= target)?, k))
+    Ok((grow_m(n, target, m0, |m| rate(n, m, k) <= target)?, k))
 }
 
 /// The smallest m ≥ `m0` that is `ok`, `ok` being monotone in m: steps of 1, 2, 4, ... bits

@@ -20,7 +20,6 @@
 //! This is derived here, not taken from a paper, and checked against filters filled that way
 //! (the unit tests below, and `tests/fpr_model.rs` for the scalable filter).
 
-use super::{bloom_size, grow_m};
 use crate::error::Result;
 use libm::{expm1, log1p};
 
@@ -101,12 +100,12 @@ pub fn fpr_exact_new(n: u64, m: u64, k: u32) -> f64 {
 }
 
 /// The smallest classic filter for n new items ([`fpr_exact_new`]) whose rate at n is at
-/// most `target`: k as [`bloom_size`] picks it, and the smallest m from there at which
+/// most `target`: k as [`bloom_size`](super::bloom_size) picks it, and the smallest m from there at which
 /// [`fpr_exact_new`] is within `target`. Since that rate is at least the classic and the
 /// exact ones, those are within `target` too. A scalable Bloom filter sizes its links so.
 ///
 /// # Errors
-/// As [`bloom_size`].
+/// As [`bloom_size`](super::bloom_size).
 ///
 /// # Example
 /// ```
@@ -119,11 +118,7 @@ pub fn fpr_exact_new(n: u64, m: u64, k: u32) -> f64 {
 /// # Ok::<(), amq::Error>(())
 /// ```
 pub fn bloom_size_exact_new(n: u64, target: f64) -> Result<(u64, u32)> {
-    let (m0, k) = bloom_size(n, target, None)?;
-    Ok((
-        grow_m(n, target, m0, |m| fpr_exact_new(n, m, k) <= target)?,
-        k,
-    ))
+    super::size_for_rate(n, target, fpr_exact_new)
 }
 
 #[cfg(test)]

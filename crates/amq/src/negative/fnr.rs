@@ -33,11 +33,13 @@ pub fn false_negative_rate(n: u64, slots: u64, ways: u32) -> f64 {
     // loses everything at a large n (three terms near n·ln n cancel: 7·10⁻⁴ off at n = 2⁴⁰,
     // 93% at 2⁵⁰).
     let ln_odds = libm::log(p) - libm::log1p(-p);
+    // from the term of i to that of i + 1 (i < n)
+    let step = |i: u64| libm::log((n - i) as f64 / (i + 1) as f64) + ln_odds;
     let mut ln_term = n as f64 * libm::log1p(-p);
     let mut below = 0.0;
     for i in 0..w {
         below += libm::exp(ln_term);
-        ln_term += libm::log((n - i) as f64 / (i + 1) as f64) + ln_odds;
+        ln_term += step(i);
     }
     // ln_term is now that of i = w
     if (n as f64) * p < w as f64 {
@@ -50,7 +52,7 @@ pub fn false_negative_rate(n: u64, slots: u64, ways: u32) -> f64 {
             if t < sum * 1e-17 || t == 0.0 || i == n {
                 break;
             }
-            ln_term += libm::log((n - i) as f64 / (i + 1) as f64) + ln_odds;
+            ln_term += step(i);
             i += 1;
         }
         sum.min(1.0)
