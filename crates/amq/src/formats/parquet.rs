@@ -390,4 +390,30 @@ mod tests {
         assert_eq!(expected_fpr(0, 5), 0.0);
         assert!(expected_fpr(1 << 40, 2) > 0.999);
     }
+
+    /// Positive whole numbers of 32-byte blocks up to 2³¹ − 32 bytes (the largest a Thrift
+    /// i32 `numBytes` holds) are bitset sizes; 0, a part block, and one block past the limit
+    /// are not. Checked on the rule itself: through the public API the largest accepted size
+    /// would allocate and zero 2 GiB.
+    #[test]
+    fn bitset_sizes_run_from_one_block_to_two_to_the_31_minus_32_bytes() {
+        assert_eq!(MAX_NUM_BYTES, (1 << 31) - 32);
+        for good in [
+            BLOCK_BYTES,
+            2 * BLOCK_BYTES,
+            MAX_NUM_BYTES - BLOCK_BYTES,
+            MAX_NUM_BYTES,
+        ] {
+            assert_eq!(check_num_bytes(good), Ok(()), "{good}");
+        }
+        for bad in [
+            0,
+            1,
+            BLOCK_BYTES - 1,
+            BLOCK_BYTES + 1,
+            MAX_NUM_BYTES + BLOCK_BYTES,
+        ] {
+            assert!(check_num_bytes(bad).is_err(), "{bad}");
+        }
+    }
 }

@@ -1,0 +1,152 @@
+//! Edges of the `.amq` container decoder (`wire::decode`) and of its parameter-word checks
+//! that the round-trip and bit-flip tests do not pin: which error, with which fields, a
+//! short input or a misplaced scheme word gets. Each test here was written against a
+//! mutant of `wire.rs` that the other tests let through.
+
+use amq::scalable::ScalableBloomFilter;
+use amq::wire::{decode, encode, Kind};
+use amq::{BloomFilter, Error};
+
+/// The fixed header of a container with no parameter words and an empty payload, written
+/// from the layout table in `wire.rs`: magic, version 1, kind, p = 0, reserved, length 0.
+fn bare_header(kind: u16) -> Vec<u8> {
+    let mut h = b"AMQ\0".to_vec();
+    h.extend_from_slice(&1u16.to_le_bytes());
+    h.extend_from_slice(&kind.to_le_bytes());
+    h.extend_from_slice(&0u32.to_le_bytes());
+    h.extend_from_slice(&[0; 4]);
+    h.extend_from_slice(&0u64.to_le_bytes());
+    h
+}
+
+/// The names, in code order, as the command line and JSON spell them (the `Kind` docs'
+/// table of codes 1 to 11).
+#[test]
+fn kind_names_list_every_kind_in_code_order() {
+    let want = "bloom, blocked-bloom, cuckoo, sliding-window-bloom, aging-bloom, \
+                negative-cache, ttl-cuckoo, sliding-window-cuckoo, scalable-bloom, \
+                expandable-cuckoo, split-block-bloom";
+    assert_eq!(Kind::names(), want);
+    for (code, name) in (1u16..).zip(want.split(", ")) {
+        assert_eq!(Kind::from_code(code).map(Kind::name), Some(name));
+    }
+}
+
+/// Fewer than 4 bytes: the magic is what is missing.
+#[test]
+fn fewer_than_four_bytes_is_a_truncated_magic() {
+    assert_eq!(
+        decode(b"AMQ"),
+        Err(Error::Truncated {
+            what: "magic",
+            offset: 0,
+            needed: 4,
+            available: 3,
+        })
+    );
+}
+
+/// Exactly the 4 magic bytes: the magic is whole, the 24-byte header is what is missing.
+#[test]
+fn the_magic_alone_is_a_truncated_header() {
+    assert_eq!(
+        decode(b"AMQ\0"),
+        Err(Error::Truncated {
+            what: "header",
+            offset: 0,
+            needed: 24,
+            available: 4,
+        })
+    );
+    assert_eq!(
+        decode(&bare_header(1)[..23]),
+        Err(Error::Truncated {
+            what: "header",
+            offset: 0,
+            needed: 24,
+            available: 23,
+        })
+    );
+}
+
+/// Exactly the 24-byte header (p = 0, payload 0 bytes): the header is whole; the payload
+/// would start at 64 and the checksum after it, at 64, is what is missing (needs 8 bytes,
+/// none left past offset 64).
+#[test]
+fn a_whole_header_alone_is_a_truncated_checksum() {
+    assert_eq!(
+        decode(&bare_header(1)),
+        Err(Error::Truncated {
+            what: "checksum",
+            offset: 64,
+            needed: 8,
+            available: 0,
+        })
+    );
+}
+
+/// A scheme word of 1 (index scheme 1) is refused: a file states scheme 1 by leaving the word
+/// out. The error names the word's own offset, 24 + 8n after the n older parameters: 24 + 8·4
+/// = 56 for the classic Bloom filter (m, k, seed, items), 24 + 8·7 = 80 for the scalable one.
+#[test]
+fn a_scheme_word_of_one_is_refused_at_its_offset() {
+    let bytes = encode(Kind::Bloom, &[64, 3, 0, 0, 1], &[0u8; 8]);
+    match BloomFilter::from_bytes(&bytes) {
+        Err(Error::Corrupt { offset, .. }) => assert_eq!(offset, 56),
+        other => panic!("{other:?}"),
+    }
+    // the same file with the word left out, and with scheme 2, read
+    let unit = encode(Kind::Bloom, &[64, 3, 0, 0], &[0u8; 8]);
+    assert!(BloomFilter::from_bytes(&unit).is_ok());
+    let hashed = encode(Kind::Bloom, &[64, 3, 0, 0, 2], &[0u8; 8]);
+    assert!(BloomFilter::from_bytes(&hashed).is_ok());
+
+    let params = [0u64, 0, 0, 0, 0, 0, 0, 1];
+    match ScalableBloomFilter::from_bytes(&encode(Kind::ScalableBloom, &params, &[])) {
+        Err(Error::Corrupt { offset, .. }) => assert_eq!(offset, 80),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// A payload length past the bytes present is refused as a truncated payload, with the room
+/// there is: a header (p = 0, so the payload starts at 64) declaring 8 payload bytes, in a
+/// file of 72 bytes, has 72 − 64 − 8 = 0 bytes of room for a payload once the checksum's 8
+/// are kept back.
+#[test]
+fn a_payload_length_past_the_end_is_a_truncated_payload() {
+    let mut bytes = bare_header(1);
+    bytes[16..24].copy_from_slice(&8u64.to_le_bytes());
+    bytes.resize(72, 0);
+    assert_eq!(
+        decode(&bytes),
+        Err(Error::Truncated {
+            what: "payload",
+            offset: 64,
+            needed: 8,
+            available: 0,
+        })
+    );
+    // one more block of 8 bytes: now the payload fits and only the checksum is wrong
+    bytes.resize(80, 0);
+    assert!(matches!(
+        decode(&bytes),
+        Err(Error::ChecksumMismatch { stored: 0, .. })
+    ));
+}
+
+/// Non-zero padding after the payload, under a valid checksum, is refused at the first
+/// padding byte: with p = 0 the payload starts at 64, so a 1-byte payload's padding starts
+/// at 65. The checksum is recomputed with `xxhash-rust`'s XXH3-64 (seed 0), as the layout
+/// table names it.
+#[test]
+fn padding_after_the_payload_is_refused_at_its_first_byte() {
+    let mut bytes = encode(Kind::Bloom, &[], &[0xaa]);
+    assert_eq!(bytes.len(), 64 + 8 + 8);
+    bytes[66] = 1;
+    let sum = xxhash_rust::xxh3::xxh3_64(&bytes[..72]);
+    bytes[72..].copy_from_slice(&sum.to_le_bytes());
+    match decode(&bytes) {
+        Err(Error::Corrupt { offset, .. }) => assert_eq!(offset, 65),
+        other => panic!("{other:?}"),
+    }
+}
