@@ -15,7 +15,10 @@
 //!   `insert_hash`/`contains_hash`.
 //!
 //! Timed: `build` (allocate and insert all n members), `pos` (every member queried once, in a
-//! shuffled order), `neg` (10^7 non-members). `batch-pos`/`batch-neg` compare our
+//! shuffled order), `neg` (10^7 non-members). `pos` also times the two hashes alone over the
+//! same keys, no filter: `xxh3-128-only` (ours, [`amq::hash::hash128`] at the filter's seed)
+//! and `foldhash-only` (fastbloom-foldhash's, the key's `Hash` through the same
+//! `FixedState`), so that each filter's query can be split into its hash and the rest. `batch-pos`/`batch-neg` compare our
 //! `contains_batch` with single `contains` over the same queries, and `build-batch` our
 //! `insert_batch` with single inserts. Measured ε (over the 10^7 non-members) and bits per key
 //! are computed untimed and printed (`bloom <case> <filter>: ...`), and so is, per case, our time
@@ -128,6 +131,20 @@ fn q_fold<K: Key>(f: &FoldBloom, qs: &[K]) -> usize {
 #[inline(never)]
 fn q_sip<K: Key>(f: &fastbloom::BloomFilter, qs: &[K]) -> usize {
     qs.iter().filter(|q| f.contains(*q)).count()
+}
+/// The hashes alone: what each query spends before it touches the filter.
+#[inline(never)]
+fn q_xxh3_128_only<K: Key>(qs: &[K]) -> u64 {
+    qs.iter().fold(0, |acc, q| {
+        let h = amq::hash::hash128(q, SEED);
+        acc ^ (h as u64) ^ ((h >> 64) as u64)
+    })
+}
+#[inline(never)]
+fn q_foldhash_only<K: Key>(qs: &[K]) -> u64 {
+    use std::hash::BuildHasher;
+    let state = foldhash::fast::FixedState::with_seed(SEED);
+    qs.iter().fold(0, |acc, q| acc ^ state.hash_one(q))
 }
 #[inline(never)]
 fn q_xxh3<K: Key>(f: &fastbloom::BloomFilter, qs: &[K]) -> usize {
@@ -247,6 +264,14 @@ fn bench_case<K: Key>(c: &mut Criterion, case: &Case<K>) {
         g.bench_function("fastbloom-xxh3", |b| {
             b.iter(|| q_xxh3(&xxh3, black_box(qs)))
         });
+        if kind == "pos" {
+            g.bench_function("xxh3-128-only", |b| {
+                b.iter(|| q_xxh3_128_only(black_box(qs)))
+            });
+            g.bench_function("foldhash-only", |b| {
+                b.iter(|| q_foldhash_only(black_box(qs)))
+            });
+        }
         g.finish();
 
         let refs: Vec<&K> = qs.iter().collect();
