@@ -10,11 +10,7 @@ mod bip37 {
     use bitcoin::script::{Instruction, Script};
 
     fn unhex(s: &str) -> Vec<u8> {
-        assert!(s.len().is_multiple_of(2), "odd hex {s}");
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-            .collect()
+        hex::decode(s).unwrap()
     }
 
     const OP_1: u8 = 0x51;
