@@ -137,6 +137,31 @@ fn hash_opcodes_are_the_fips_functions() {
         hex(&AvmHash::Sha256.digest(b"abc")),
         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
     );
+    // each function under its TEAL opcode's name, the vector file's keys for the first two
+    for h in [AvmHash::Sha512_256, AvmHash::Sha3_256] {
+        assert_eq!(hex(&h.digest(b"abc")), s(h.opcode()));
+    }
+    let names = [
+        AvmHash::Sha512_256,
+        AvmHash::Sha3_256,
+        AvmHash::Sha256,
+        AvmHash::Keccak256,
+    ]
+    .map(AvmHash::opcode);
+    assert_eq!(names, ["sha512_256", "sha3_256", "sha256", "keccak256"]);
+}
+
+/// `setbit` on a uint64 (TEAL: bit 0 is the least significant): setting bit i sets exactly
+/// that bit, at any i, and setting a bit already set leaves the value as it was. Worked by
+/// hand: 1 << 5 = 32, 1 << 63 = 0x8000_0000_0000_0000.
+#[test]
+fn setbit_of_a_uint64_sets_bit_i_from_the_low_end() {
+    assert_eq!(avm_setbit_uint64(0, 5, 1).unwrap(), 32);
+    assert_eq!(avm_setbit_uint64(0, 63, 1).unwrap(), 0x8000_0000_0000_0000);
+    assert_eq!(avm_setbit_uint64(32, 5, 1).unwrap(), 32);
+    assert_eq!(avm_setbit_uint64(u64::MAX, 0, 1).unwrap(), u64::MAX);
+    assert_eq!(avm_setbit_uint64(33, 5, 0).unwrap(), 1);
+    assert!(avm_getbit_uint64(32, 5).unwrap());
 }
 
 #[test]
