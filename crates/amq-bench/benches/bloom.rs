@@ -18,8 +18,9 @@
 //! shuffled order), `neg` (10^7 non-members). `pos` also times the two hashes alone over the
 //! same keys, no filter: `xxh3-128-only` (ours, [`amq::hash::hash128`] at the filter's seed)
 //! and `foldhash-only` (fastbloom-foldhash's, the key's `Hash` through the same
-//! `FixedState`), so that each filter's query can be split into its hash and the rest. `batch-pos`/`batch-neg` compare our
-//! `contains_batch` with single `contains` over the same queries, and `build-batch` our
+//! `FixedState`), so that each filter's query can be split into its hash and the rest.
+//! `batch-pos`/`batch-neg` compare our `contains_batch` with single `contains` over the same
+//! queries, and `build-batch` our
 //! `insert_batch` with single inserts. Measured ε (over the 10^7 non-members) and bits per key
 //! are computed untimed and printed (`bloom <case> <filter>: ...`), and so is, per case, our time
 //! over fastbloom-foldhash's with the two passes alternated ([`paired_ratios`]).

@@ -217,8 +217,7 @@ pub fn bloom_size(n: u64, target: f64, k: Option<u32>) -> Result<(u64, u32)> {
         check_k(k, BLOOM_MAX_K)?;
     }
     let pick = |m: u64| k.unwrap_or_else(|| best_k(n, m, BLOOM_MAX_K));
-    let start = optimal_m(n, target);
-    let start = ((start * 1.05) as u64).saturating_add(64);
+    let start = ((optimal_m(n, target) * 1.05) as u64).saturating_add(64);
     let ok = |m: u64| fpr(n, m, pick(m)) <= target;
     let hi = double_until(start, MAX_BITS, ok, || too_many(n, target))?;
     let m = smallest(1, hi, ok);
