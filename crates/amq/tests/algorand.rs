@@ -20,14 +20,7 @@ fn load(name: &str) -> Value {
 }
 
 fn unhex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
+    hex::decode(s).unwrap_or_else(|e| panic!("{s}: {e}"))
 }
 
 #[test]
@@ -68,7 +61,7 @@ fn avm_bit_order_vectors() {
         match c.get("expected_hex") {
             Some(want) => {
                 result.unwrap();
-                assert_eq!(hex(&bytes), want.as_str().unwrap());
+                assert_eq!(hex::encode(&bytes), want.as_str().unwrap());
             }
             None => {
                 let err = result.unwrap_err().to_string();
@@ -122,19 +115,22 @@ fn hash_opcodes_are_the_fips_functions() {
     let v = load("avm-bit-ordering.json");
     let d = &v["hash_opcodes"]["abc_digests"];
     let s = |k: &str| d[k].as_str().unwrap().to_string();
-    assert_eq!(hex(&AvmHash::Sha512_256.digest(b"abc")), s("sha512_256"));
+    assert_eq!(
+        hex::encode(AvmHash::Sha512_256.digest(b"abc")),
+        s("sha512_256")
+    );
     assert_ne!(
-        hex(&AvmHash::Sha512_256.digest(b"abc")),
+        hex::encode(AvmHash::Sha512_256.digest(b"abc")),
         s("sha512_truncated_256_WRONG")
     );
-    assert_eq!(hex(&AvmHash::Sha3_256.digest(b"abc")), s("sha3_256"));
+    assert_eq!(hex::encode(AvmHash::Sha3_256.digest(b"abc")), s("sha3_256"));
     assert_eq!(
-        hex(&AvmHash::Keccak256.digest(b"abc")),
+        hex::encode(AvmHash::Keccak256.digest(b"abc")),
         s("keccak256_WRONG_for_sha3_256")
     );
     // FIPS 180-4 SHA-256("abc")
     assert_eq!(
-        hex(&AvmHash::Sha256.digest(b"abc")),
+        hex::encode(AvmHash::Sha256.digest(b"abc")),
         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
     );
     // each function under its TEAL opcode's name, the vector file's keys for the first two
@@ -145,7 +141,7 @@ fn hash_opcodes_are_the_fips_functions() {
         AvmHash::Keccak256,
     ];
     for h in &all[..2] {
-        assert_eq!(hex(&h.digest(b"abc")), s(h.opcode()));
+        assert_eq!(hex::encode(h.digest(b"abc")), s(h.opcode()));
     }
     let names = all.map(AvmHash::opcode);
     assert_eq!(names, ["sha512_256", "sha3_256", "sha256", "keccak256"]);
@@ -189,7 +185,7 @@ fn indices_match_the_python_oracle() {
 }
 
 fn sha256_hex(b: &[u8]) -> String {
-    hex(&AvmHash::Sha256.digest(b))
+    hex::encode(AvmHash::Sha256.digest(b))
 }
 
 #[test]

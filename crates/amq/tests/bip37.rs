@@ -20,11 +20,7 @@ fn vectors() -> Value {
 }
 
 fn unhex(s: &str) -> Vec<u8> {
-    assert!(s.len().is_multiple_of(2), "odd hex {s}");
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
+    hex::decode(s).unwrap_or_else(|e| panic!("{s}: {e}"))
 }
 
 fn strs(v: &Value) -> Vec<&str> {

@@ -26,10 +26,7 @@ fn hex_list(v: &Value) -> Vec<Vec<u8>> {
 }
 
 fn unhex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
+    hex::decode(s).unwrap_or_else(|e| panic!("{s}: {e}"))
 }
 
 fn b64(s: &str) -> Vec<u8> {

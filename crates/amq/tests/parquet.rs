@@ -20,10 +20,7 @@ fn vector(name: &str) -> Vec<u8> {
 }
 
 fn unhex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
+    hex::decode(s).unwrap_or_else(|e| panic!("{s}: {e}"))
 }
 
 /// The hash of member i and of non-member j of a column, as duckdb.json defines them.

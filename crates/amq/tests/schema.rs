@@ -22,10 +22,6 @@ use pinned::*;
 #[path = "schema/index_scheme.rs"]
 mod index_scheme;
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// The container header for `kind` with `params` words and `payload_len` bytes, as the layout
 /// table in `wire.rs` documents it (written out independently of `wire::encode`).
 fn header(kind: u16, params: &[u64], payload_len: u64) -> Vec<u8> {
@@ -53,14 +49,14 @@ fn bloom_file_bytes_are_pinned() {
     assert_eq!(info_index_scheme(&bytes), Indexing::Hashed);
     // the fifth parameter word: index scheme 2
     let head = header(1, &[100, 3, 7, 3, 2], 16);
-    assert_eq!(hex(&bytes[..64]), hex(&head));
+    assert_eq!(hex::encode(&bytes[..64]), hex::encode(&head));
     assert_eq!(bytes.len(), 64 + 16 + 8);
     assert_eq!(
-        hex(&bytes[64..80]),
+        hex::encode(&bytes[64..80]),
         PINNED_BLOOM_PAYLOAD,
         "bits of apple, banana, cherry"
     );
-    assert_eq!(hex(&bytes[80..]), PINNED_BLOOM_CHECKSUM);
+    assert_eq!(hex::encode(&bytes[80..]), PINNED_BLOOM_CHECKSUM);
 }
 
 /// The index scheme a file's [`amq::Info`] reports, checked against its JSON's
@@ -84,10 +80,7 @@ fn info_index_scheme(bytes: &[u8]) -> Indexing {
 }
 
 fn unhex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
+    hex::decode(s).unwrap_or_else(|e| panic!("{s}: {e}"))
 }
 
 #[test]
@@ -98,14 +91,14 @@ fn blocked_bloom_file_bytes_are_pinned() {
     }
     let bytes = f.to_bytes();
     let head = header(2, &[1024, 4, 7, 3], 128);
-    assert_eq!(hex(&bytes[..64]), hex(&head));
+    assert_eq!(hex::encode(&bytes[..64]), hex::encode(&head));
     assert_eq!(bytes.len(), 64 + 128 + 8);
     assert_eq!(
-        hex(&bytes[64..192]),
+        hex::encode(&bytes[64..192]),
         PINNED_BLOCKED_PAYLOAD,
         "bits of apple, banana, cherry"
     );
-    assert_eq!(hex(&bytes[192..]), PINNED_BLOCKED_CHECKSUM);
+    assert_eq!(hex::encode(&bytes[192..]), PINNED_BLOCKED_CHECKSUM);
 }
 
 /// The split block layout written out from `SplitBlockBloomFilter`'s docs: block
@@ -137,12 +130,12 @@ fn split_block_bloom_file_bytes_are_pinned() {
     }
     let bytes = f.to_bytes();
     let head = header(11, &[1024, 8, 7, 3], 128);
-    assert_eq!(hex(&bytes[..64]), hex(&head));
+    assert_eq!(hex::encode(&bytes[..64]), hex::encode(&head));
     assert_eq!(bytes.len(), 64 + 128 + 8);
-    assert_eq!(hex(&bytes[64..192]), PINNED_SPLIT_BLOCK_PAYLOAD);
-    assert_eq!(hex(&bytes[192..]), PINNED_SPLIT_BLOCK_CHECKSUM);
+    assert_eq!(hex::encode(&bytes[64..192]), PINNED_SPLIT_BLOCK_PAYLOAD);
+    assert_eq!(hex::encode(&bytes[192..]), PINNED_SPLIT_BLOCK_CHECKSUM);
     assert_eq!(
-        hex(&spec_split_block_bits(&items, 2, 7)),
+        hex::encode(spec_split_block_bits(&items, 2, 7)),
         PINNED_SPLIT_BLOCK_PAYLOAD
     );
     // and a larger case, against the library itself
@@ -176,7 +169,7 @@ fn cuckoo_file_bytes_are_pinned() {
     let bytes = f.to_bytes();
     let head = header(3, &[12, 4, 3, 7, 3, 0, 0], 18); // 3 buckets of 6 bytes
     assert_eq!(head.len(), 128);
-    assert_eq!(hex(&bytes[..128]), hex(&head));
+    assert_eq!(hex::encode(&bytes[..128]), hex::encode(&head));
     assert_eq!(bytes.len(), 128 + 24 + 8);
     // each item's fingerprint sits in one of its two buckets, as the hash module derives them
     let payload = &bytes[128..146];
@@ -201,8 +194,8 @@ fn cuckoo_file_bytes_are_pinned() {
             "{item}: fingerprint {fp:#x} not in buckets {i1}, {i2}"
         );
     }
-    assert_eq!(hex(payload), PINNED_CUCKOO_PAYLOAD);
-    assert_eq!(hex(&bytes[152..]), PINNED_CUCKOO_CHECKSUM);
+    assert_eq!(hex::encode(payload), PINNED_CUCKOO_PAYLOAD);
+    assert_eq!(hex::encode(&bytes[152..]), PINNED_CUCKOO_CHECKSUM);
 }
 
 #[test]
@@ -224,7 +217,7 @@ fn sliding_window_file_bytes_are_pinned() {
         9u32.to_le_bytes(),
         "the ninth word: index scheme 2"
     );
-    assert_eq!(hex(&bytes), PINNED_WINDOW_FILE);
+    assert_eq!(hex::encode(&bytes), PINNED_WINDOW_FILE);
     // a file of the first index scheme (eight words) reads, answers and writes back as it was
     let old = unhex(PINNED_WINDOW_V1_FILE);
     let f = SlidingWindowBloom::from_bytes(&old).unwrap();
@@ -250,7 +243,7 @@ fn aging_bloom_file_bytes_are_pinned() {
         10u32.to_le_bytes(),
         "the tenth word: index scheme 2"
     );
-    assert_eq!(hex(&bytes), PINNED_AGING_FILE);
+    assert_eq!(hex::encode(&bytes), PINNED_AGING_FILE);
     // a file of the first index scheme (nine words) reads, answers and writes back as it was
     let old = unhex(PINNED_AGING_V1_FILE);
     let f = AgingBloom::from_bytes(&old).unwrap();
@@ -269,7 +262,7 @@ fn negative_cache_file_bytes_are_pinned() {
     }
     let bytes = c.to_bytes();
     assert_eq!(&bytes[..8], b"AMQ\0\x01\x00\x06\x00");
-    assert_eq!(hex(&bytes), PINNED_NEGATIVE_FILE);
+    assert_eq!(hex::encode(&bytes), PINNED_NEGATIVE_FILE);
 }
 
 /// A bucket of `bytes` bytes at `at` of a payload, as the little-endian integer it is.
@@ -289,7 +282,7 @@ fn ttl_cuckoo_file_bytes_are_pinned() {
     }
     let bytes = f.to_bytes();
     let head = header(7, &[12, 4, 4, 3, 7, 10, 80, 0, 3, 0, 0], 24); // 3 buckets of 8 bytes
-    assert_eq!(hex(&bytes[..128]), hex(&head));
+    assert_eq!(hex::encode(&bytes[..128]), hex::encode(&head));
     assert_eq!(bytes.len(), 128 + 24 + 8);
     let payload = &bytes[128..152];
     for (item, x) in [("apple", 12u64), ("banana", 13), ("cherry", 14)] {
@@ -304,7 +297,7 @@ fn ttl_cuckoo_file_bytes_are_pinned() {
         });
         assert!(found, "{item}: slot {slot:#x} not in buckets {i1}, {i2}");
     }
-    assert_eq!(hex(&bytes), PINNED_TTL_CUCKOO_FILE);
+    assert_eq!(hex::encode(&bytes), PINNED_TTL_CUCKOO_FILE);
 }
 
 /// The bytes of a small sliding-window cuckoo file (a closed epoch of 4 members and an open
@@ -319,7 +312,7 @@ fn sliding_window_cuckoo_file_bytes_are_pinned() {
     let bytes = set.to_bytes();
     // 2 epochs of 2 buckets of 6 bytes: 5 words and 16 bytes each
     let head = header(8, &[12, 4, 4, 1, 7, 0, 2, 1], 112);
-    assert_eq!(hex(&bytes[..128]), hex(&head));
+    assert_eq!(hex::encode(&bytes[..128]), hex::encode(&head));
     assert_eq!(bytes.len(), 128 + 112 + 8);
     let payload = &bytes[128..240];
     let word = |i: usize| u64::from_le_bytes(payload[8 * i..8 * i + 8].try_into().unwrap());
@@ -344,7 +337,7 @@ fn sliding_window_cuckoo_file_bytes_are_pinned() {
         let stash = (word(7 * epoch + 3) == u64::from(fp)).then_some(word(7 * epoch + 4));
         assert!(found || stash.is_some_and(|b| b == i1 || b == i2), "{item}");
     }
-    assert_eq!(hex(&bytes), PINNED_SLIDING_WINDOW_CUCKOO_FILE);
+    assert_eq!(hex::encode(&bytes), PINNED_SLIDING_WINDOW_CUCKOO_FILE);
 }
 
 /// A scalable Bloom filter of two links: the parameters as the layout in `to_bytes` documents
@@ -364,7 +357,7 @@ fn scalable_bloom_file_bytes_are_pinned() {
     let params = [2, 0.1f64.to_bits(), 2, 0.5f64.to_bits(), 0, 7, 2, 2];
     let head = header(9, &params, payload_len);
     assert_eq!(head.len(), 128);
-    assert_eq!(hex(&bytes[..128]), hex(&head));
+    assert_eq!(hex::encode(&bytes[..128]), hex::encode(&head));
     let mut at = 128;
     for (l, items) in links
         .iter()
@@ -375,10 +368,13 @@ fn scalable_bloom_file_bytes_are_pinned() {
             .collect();
         assert_eq!(words, [l.m(), u64::from(l.k()), items.len() as u64]);
         let bits = spec_bloom_bits(items, l.m(), l.k(), 7);
-        assert_eq!(hex(&bytes[at + 24..at + 24 + bits.len()]), hex(&bits));
+        assert_eq!(
+            hex::encode(&bytes[at + 24..at + 24 + bits.len()]),
+            hex::encode(&bits)
+        );
         at += 24 + bits.len();
     }
-    assert_eq!(hex(&bytes), PINNED_SCALABLE_FILE);
+    assert_eq!(hex::encode(&bytes), PINNED_SCALABLE_FILE);
 }
 
 /// An expandable cuckoo filter of two links: the parameters, each link's five words and its
@@ -403,17 +399,20 @@ fn expandable_cuckoo_file_bytes_are_pinned() {
         .map(|l| 40 + l.size_bytes().next_multiple_of(8))
         .sum();
     let head = header(10, &params, payload_len);
-    assert_eq!(hex(&bytes[..128]), hex(&head));
+    assert_eq!(hex::encode(&bytes[..128]), hex::encode(&head));
     let mut at = 128;
     for l in &links {
         let one = l.to_bytes(); // the link as a cuckoo file: its table is the same bytes
         let table = &one[128..128 + l.size_bytes() as usize];
         let w0 = u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
         assert_eq!(w0, u64::from(l.fingerprint_bits()));
-        assert_eq!(hex(&bytes[at + 40..at + 40 + table.len()]), hex(table));
+        assert_eq!(
+            hex::encode(&bytes[at + 40..at + 40 + table.len()]),
+            hex::encode(table)
+        );
         at += 40 + table.len().next_multiple_of(8);
     }
-    assert_eq!(hex(&bytes), PINNED_EXPANDABLE_FILE);
+    assert_eq!(hex::encode(&bytes), PINNED_EXPANDABLE_FILE);
 }
 
 #[test]
@@ -497,11 +496,11 @@ fn spec_salts(n: usize) -> Vec<u64> {
 fn pinned_bits_follow_the_documented_derivation() {
     let items = ["apple", "banana", "cherry"];
     assert_eq!(
-        hex(&spec_bloom_bits(&items, 100, 3, 7)),
+        hex::encode(spec_bloom_bits(&items, 100, 3, 7)),
         PINNED_BLOOM_PAYLOAD
     );
     assert_eq!(
-        hex(&spec_blocked_bits(&items, 2, 4, 7, &spec_salts(4))),
+        hex::encode(spec_blocked_bits(&items, 2, 4, 7, &spec_salts(4))),
         PINNED_BLOCKED_PAYLOAD
     );
     // and for a larger random case, against the library itself

@@ -101,11 +101,11 @@ where
 /// use amq::formats::bip158::BlockFilter;
 /// // testnet block 0 (the genesis block): one element, filter 019dfca8
 /// let mut hash = [0u8; 32];
-/// hex_to(&mut hash, "000000000933ea01ad0ee984209779baaec3ced90fa3f408719526f8d77f4943");
+/// let rpc = "000000000933ea01ad0ee984209779baaec3ced90fa3f408719526f8d77f4943";
+/// hex::decode_to_slice(rpc, &mut hash).unwrap();
 /// hash.reverse(); // RPC shows it reversed
 /// let filter = BlockFilter::from_bytes(&hash, vec![0x01, 0x9d, 0xfc, 0xa8])?;
 /// assert_eq!(filter.n(), 1);
-/// # fn hex_to(out: &mut [u8], s: &str) { for (i, b) in out.iter_mut().enumerate() { *b = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap(); } }
 /// # Ok::<(), amq::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -15,7 +15,7 @@ fn bloom_files_of_the_first_index_scheme_still_read() {
     assert_eq!(f.indexing(), Indexing::Unit);
     assert_eq!(info_index_scheme(&old), Indexing::Unit);
     assert_eq!(
-        hex(&spec_bloom_bits_unit(
+        hex::encode(spec_bloom_bits_unit(
             &["apple", "banana", "cherry"],
             100,
             3,

@@ -38,9 +38,7 @@
 //! assert_eq!(f.to_filterload(), hex("03614e9b050000000000000001"));
 //! assert!(!f.contains(&hex("19108ad8ed9bb6274d3980bab5a85c048f0950c8")[..]));
 //! assert_eq!(Bip37Filter::from_filterload(&f.to_filterload())?, f);
-//! # fn hex(s: &str) -> Vec<u8> {
-//! #     (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
-//! # }
+//! # fn hex(s: &str) -> Vec<u8> { hex::decode(s).unwrap() }
 //! # Ok::<(), amq::Error>(())
 //! ```
 
