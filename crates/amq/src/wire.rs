@@ -200,6 +200,13 @@ impl<'a> Container<'a> {
         Ok((&p[..n], indexing))
     }
 
+    /// The byte offset of the payload in the file: the header and the parameter words,
+    /// rounded up to [`PAYLOAD_ALIGN`] (64 for up to 5 words, 128 for 6 to 13). Decoders add it
+    /// to an offset within the payload, so that an error names the file's byte.
+    pub fn payload_offset(&self) -> usize {
+        payload_offset(self.params.len())
+    }
+
     /// Checks the kind and the number of parameter words, and returns the parameters.
     ///
     /// # Errors

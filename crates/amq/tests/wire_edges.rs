@@ -3,9 +3,11 @@
 //! short input or a misplaced scheme word gets. Each test here was written against a
 //! mutant of `wire.rs` that the other tests let through.
 
-use amq::scalable::ScalableBloomFilter;
+use amq::cuckoo::{ExpandableCuckooFilter, ExpandableParams};
+use amq::scalable::{ScalableBloomFilter, ScalableParams};
+use amq::window::{SlidingWindowBloom, WindowParams};
 use amq::wire::{decode, encode, Kind};
-use amq::{BloomFilter, Error};
+use amq::{AnyFilter, BloomFilter, Error, Insert, SlidingWindowCuckoo};
 
 /// The fixed header of a container with no parameter words and an empty payload, written
 /// from the layout table in `wire.rs`: magic, version 1, kind, p = 0, reserved, length 0.
@@ -148,5 +150,57 @@ fn padding_after_the_payload_is_refused_at_its_first_byte() {
     match decode(&bytes) {
         Err(Error::Corrupt { offset, .. }) => assert_eq!(offset, 65),
         other => panic!("{other:?}"),
+    }
+}
+
+/// A payload error names the file's byte: for each kind whose payload is a run of links,
+/// epochs or records (and whose parameter words push the payload to byte 128), eight bytes
+/// after the last one are refused at payload offset + payload length, the first of them.
+#[test]
+fn trailing_payload_bytes_are_refused_at_their_file_offset() {
+    let mut scalable = ScalableBloomFilter::new(ScalableParams::new(10, 0.01), 1).unwrap();
+    let mut expandable = ExpandableCuckooFilter::new(ExpandableParams::new(10, 0.01), 2).unwrap();
+    let small = WindowParams {
+        window_bits: 256,
+        chunk_bits: 64,
+        batch: 2,
+        k: 3,
+    };
+    let mut window = SlidingWindowBloom::new(small, 3).unwrap();
+    let mut epochs = SlidingWindowCuckoo::with_fpr(10, 0.01, 4).unwrap();
+    for i in 0..30u64 {
+        scalable.insert(&i).unwrap();
+        expandable.insert(&i).unwrap();
+        window.insert(&i).unwrap();
+        epochs
+            .register_hash(u128::from(i) * 0x9e37_79b9_7f4a_7c15)
+            .unwrap();
+    }
+    let files = [
+        scalable.to_bytes(),
+        expandable.to_bytes(),
+        window.to_bytes(),
+        epochs.to_bytes(),
+    ];
+    for good in files {
+        let c = decode(&good).unwrap();
+        assert!(AnyFilter::from_bytes(&good).is_ok(), "{:?}", c.kind);
+        assert_eq!(
+            c.payload_offset(),
+            128,
+            "{:?}: {} words",
+            c.kind,
+            c.params.len()
+        );
+        let mut payload = c.payload.to_vec();
+        payload.extend_from_slice(&[0; 8]);
+        let bad = encode(c.kind, &c.params, &payload);
+        match AnyFilter::from_bytes(&bad) {
+            Err(Error::Corrupt { offset, reason }) => {
+                assert_eq!(offset, 128 + c.payload.len(), "{:?}: {reason}", c.kind);
+                assert!(reason.contains("after the last"), "{:?}: {reason}", c.kind);
+            }
+            other => panic!("{:?}: {other:?}", c.kind),
+        }
     }
 }

@@ -122,7 +122,7 @@ impl CuckooFilter {
         let mut table = Vec::new();
         table
             .try_reserve_exact(payload.len() + PAD)
-            .map_err(|_| Error::corrupt(64, "cannot allocate the table"))?;
+            .map_err(|_| Error::out_of_memory::<u8>("the table", (payload.len() + PAD) as u64))?;
         table.extend_from_slice(payload);
         table.resize(payload.len() + PAD, 0);
         let held: u64 = with_f!(f, F => (0..buckets)

@@ -437,8 +437,10 @@ impl ExpandableCuckooFilter {
     /// ([`CuckooFilter::union`]); links `self` does not have yet are copied.
     ///
     /// # Errors
-    /// [`Error::ShapeMismatch`] unless the parameters and seed are identical;
-    /// [`Error::Full`] if a link cannot hold both sets. `self` is unchanged on any error.
+    /// [`Error::ShapeMismatch`] unless the capacity, fpr, expansion, tightening and seed are
+    /// identical (`max_kicks`, which only bounds an insert's search, may differ: `self` keeps
+    /// its own); [`Error::Full`] if a link cannot hold both sets. `self` is unchanged on any
+    /// error.
     pub fn union(&mut self, other: &Self) -> Result<()> {
         let (a, b) = (&self.params, &other.params);
         Error::check_same_shape(&[

@@ -101,10 +101,10 @@ impl ExpandableCuckooFilter {
         }
         let mut out = Vec::new();
         out.try_reserve_exact(links as usize)
-            .map_err(|_| bad("cannot allocate the links".into()))?;
+            .map_err(|_| Error::out_of_memory::<CuckooFilter>("the links", links))?;
         let mut rest = c.payload;
         for i in 0..links as u32 {
-            let at = 64 + (c.payload.len() - rest.len());
+            let at = c.payload_offset() + (c.payload.len() - rest.len());
             if rest.len() < 8 * LINK_WORDS {
                 return Err(Error::corrupt(
                     at,
@@ -157,7 +157,7 @@ impl ExpandableCuckooFilter {
         }
         if !rest.is_empty() {
             return Err(Error::corrupt(
-                64 + c.payload.len() - rest.len(),
+                c.payload_offset() + c.payload.len() - rest.len(),
                 alloc::format!("{} payload bytes after the last link", rest.len()),
             ));
         }

@@ -114,13 +114,14 @@ impl SlidingWindowCuckoo {
         let mut epochs = Vec::new();
         epochs
             .try_reserve_exact(count as usize)
-            .map_err(|_| Error::corrupt(72, "cannot allocate the epochs"))?;
-        let mut at = 0usize;
+            .map_err(|_| Error::out_of_memory::<Epoch>("the epochs", count))?;
+        // `at` is an offset in the payload; errors name the file's byte, `base + at`
+        let (base, mut at) = (c.payload_offset(), 0usize);
         for n in 0..count {
             let last = n + 1 == count;
             let bad = |at: usize, what: alloc::string::String| {
                 Err(Error::corrupt(
-                    at,
+                    base + at,
                     alloc::format!("epoch {}: {what}", first + n),
                 ))
             };
@@ -186,7 +187,7 @@ impl SlidingWindowCuckoo {
                 return bad(table_at + len, "padding is not zero".into());
             }
             let mut table = Table::from_payload(shape, buckets, bytes)
-                .ok_or_else(|| Error::corrupt(table_at, "cannot allocate an epoch's table"))?;
+                .ok_or_else(|| Error::out_of_memory::<u8>("an epoch's table", len as u64))?;
             if (0..buckets).any(|i| shape.has_stray_bits(&table.bytes, i)) {
                 return bad(table_at, "bits set past a bucket's slots".into());
             }
@@ -209,7 +210,7 @@ impl SlidingWindowCuckoo {
         }
         if at != payload.len() {
             return Err(Error::corrupt(
-                at,
+                base + at,
                 alloc::format!("{} bytes after the last epoch", payload.len() - at),
             ));
         }

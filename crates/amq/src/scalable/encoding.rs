@@ -97,10 +97,10 @@ impl ScalableBloomFilter {
         }
         let mut out = Vec::new();
         out.try_reserve_exact(links as usize)
-            .map_err(|_| bad("cannot allocate the links".into()))?;
+            .map_err(|_| Error::out_of_memory::<BloomFilter>("the links", links))?;
         let mut rest = c.payload;
         for i in 0..links as u32 {
-            let at = 64 + (c.payload.len() - rest.len());
+            let at = c.payload_offset() + (c.payload.len() - rest.len());
             let words = |r: &[u8], j: usize| -> u64 {
                 u64::from_le_bytes(r[8 * j..8 * j + 8].try_into().expect("8 bytes"))
             };
@@ -147,7 +147,7 @@ impl ScalableBloomFilter {
         }
         if !rest.is_empty() {
             return Err(Error::corrupt(
-                64 + c.payload.len() - rest.len(),
+                c.payload_offset() + c.payload.len() - rest.len(),
                 alloc::format!("{} payload bytes after the last link", rest.len()),
             ));
         }

@@ -123,7 +123,7 @@ impl TtlCuckooFilter<NoClock> {
             );
         }
         let mut table = Table::from_payload(shape, buckets, c.payload)
-            .ok_or_else(|| Error::corrupt(0, "cannot allocate the table"))?;
+            .ok_or_else(|| Error::out_of_memory::<u8>("the table", c.payload.len() as u64))?;
         for i in 0..buckets {
             if shape.has_stray_bits(&table.bytes, i)
                 || shape.malformed(shape.load(&table.bytes, i)) != 0

@@ -103,7 +103,8 @@ impl SlidingWindowBloom {
         let mut rest = &words[ring_bytes / 8..];
         let chunk_words = (params.chunk_bits / 64) as usize;
         let mut archive: Vec<Archived> = Vec::new();
-        let mut at = ring_bytes;
+        // the file's byte offset of the record being read, for errors
+        let mut at = c.payload_offset() + ring_bytes;
         for _ in 0..records {
             let [chunk, count, ref tail @ ..] = *rest else {
                 return Err(Error::corrupt(
@@ -170,7 +171,7 @@ impl SlidingWindowBloom {
                 rest = &tail[n..];
                 ChunkBits::Sparse(v)
             };
-            at = payload.len() - 8 * rest.len();
+            at = c.payload_offset() + payload.len() - 8 * rest.len();
             archive.push(Archived { chunk, bits });
         }
         if !rest.is_empty() {
