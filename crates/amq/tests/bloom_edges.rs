@@ -487,3 +487,30 @@ fn split_block_hash_batch_answers_as_single_queries() {
         assert!(out[50..].iter().any(|&b| !b), "{kernel:?}");
     }
 }
+
+/// Pins the Parquet split block union (its 32-bit lanes) as the bitsets ORed byte for byte.
+#[cfg(feature = "parquet")]
+#[test]
+fn parquet_union_is_the_bitwise_or() {
+    use amq::formats::parquet::ParquetBloomFilter;
+    let mut a = ParquetBloomFilter::with_num_bytes(4 * 32).unwrap();
+    let mut b = a.clone();
+    let mut state = 0x9a7c_u64;
+    for i in 0..40 {
+        let h = amq::hash::splitmix64(&mut state);
+        if i < 10 {
+            a.insert_hash(h)
+        } else {
+            b.insert_hash(h)
+        };
+    }
+    let want: Vec<u8> = a
+        .to_bitset()
+        .iter()
+        .zip(b.to_bitset())
+        .map(|(x, y)| x | y)
+        .collect();
+    a.union(&b).unwrap();
+    assert_eq!(a.to_bitset(), want);
+    assert!(a.bits_set() > b.bits_set());
+}
