@@ -17,6 +17,8 @@ pub(crate) const AHEAD: usize = 8;
 /// cost more than they save (at 10^6 items, 1.2 MB, prefetching made a batch 1.3–1.5× slower;
 /// at 10^7, 12 MB, 0.28–0.60× of single queries; BENCHMARKS.md, "bloom").
 const PREFETCH_MIN_BYTES: u64 = 4 << 20;
+/// How many queries the batch below [`PREFETCH_MIN_BYTES`] hashes before it probes them.
+const HASH_CHUNK: usize = 32;
 
 /// All k bits of `h` are set. The probes are tested two at a time without a branch, then
 /// one branch per pair: a branch per probe mispredicts on most non-members, no branch at all
@@ -185,8 +187,17 @@ impl BloomFilter {
     fn batch<const K: u32>(&self, n: usize, hash_of: impl Fn(usize) -> u128, out: &mut [bool]) {
         let (words, m, k, ix) = (self.bits.words(), self.bits.len(), self.k, self.indexing);
         if self.size_bytes() < PREFETCH_MIN_BYTES {
-            for (i, o) in out.iter_mut().enumerate().take(n) {
-                *o = has::<K>(&self.bits, hash_of(i), k, ix);
+            // No misses to hide: the hashes of a chunk first, then its probes, so that no
+            // probe waits on its own hash (16-byte keys at 10^6: 8.9 against 10.4 ns a query)
+            let mut hashes = [0u128; HASH_CHUNK];
+            for (c, out) in out[..n].chunks_mut(HASH_CHUNK).enumerate() {
+                let hashes = &mut hashes[..out.len()];
+                for (j, h) in hashes.iter_mut().enumerate() {
+                    *h = hash_of(c * HASH_CHUNK + j);
+                }
+                for (o, &h) in out.iter_mut().zip(hashes.iter()) {
+                    *o = has::<K>(&self.bits, h, k, ix);
+                }
             }
             return;
         }
