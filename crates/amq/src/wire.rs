@@ -207,6 +207,11 @@ impl<'a> Container<'a> {
         payload_offset(self.params.len())
     }
 
+    /// The file's byte offset of `rest`, a tail of [`payload`](Self::payload) left to read.
+    pub(crate) fn offset_of(&self, rest: &[u8]) -> usize {
+        self.payload_offset() + self.payload.len() - rest.len()
+    }
+
     /// Checks the kind and the number of parameter words, and returns the parameters.
     ///
     /// # Errors

@@ -104,7 +104,7 @@ impl ExpandableCuckooFilter {
             .map_err(|_| Error::out_of_memory::<CuckooFilter>("the links", links))?;
         let mut rest = c.payload;
         for i in 0..links as u32 {
-            let at = c.payload_offset() + (c.payload.len() - rest.len());
+            let at = c.offset_of(rest);
             if rest.len() < 8 * LINK_WORDS {
                 return Err(Error::corrupt(
                     at,
@@ -157,7 +157,7 @@ impl ExpandableCuckooFilter {
         }
         if !rest.is_empty() {
             return Err(Error::corrupt(
-                c.payload_offset() + c.payload.len() - rest.len(),
+                c.offset_of(rest),
                 alloc::format!("{} payload bytes after the last link", rest.len()),
             ));
         }

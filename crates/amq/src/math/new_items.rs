@@ -101,8 +101,9 @@ pub fn fpr_exact_new(n: u64, m: u64, k: u32) -> f64 {
 
 /// The smallest classic filter for n new items ([`fpr_exact_new`]) whose rate at n is at
 /// most `target`: k as [`bloom_size`](super::bloom_size) picks it, and the smallest m from
-/// there at which [`fpr_exact_new`] is within `target`. Since that rate is at least the classic and the
-/// exact ones, those are within `target` too. A scalable Bloom filter sizes its links so.
+/// there at which [`fpr_exact_new`] is within `target`. Since that rate is at least the
+/// classic and the exact ones, those are within `target` too. A scalable Bloom filter sizes
+/// its links so.
 ///
 /// # Errors
 /// As [`bloom_size`](super::bloom_size).

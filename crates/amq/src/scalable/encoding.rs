@@ -100,7 +100,7 @@ impl ScalableBloomFilter {
             .map_err(|_| Error::out_of_memory::<BloomFilter>("the links", links))?;
         let mut rest = c.payload;
         for i in 0..links as u32 {
-            let at = c.payload_offset() + (c.payload.len() - rest.len());
+            let at = c.offset_of(rest);
             let words = |r: &[u8], j: usize| -> u64 {
                 u64::from_le_bytes(r[8 * j..8 * j + 8].try_into().expect("8 bytes"))
             };
@@ -147,7 +147,7 @@ impl ScalableBloomFilter {
         }
         if !rest.is_empty() {
             return Err(Error::corrupt(
-                c.payload_offset() + c.payload.len() - rest.len(),
+                c.offset_of(rest),
                 alloc::format!("{} payload bytes after the last link", rest.len()),
             ));
         }
