@@ -254,11 +254,22 @@ impl BloomFilter {
     fn insert_ahead<const K: u32>(&mut self, mut hashes: impl Iterator<Item = u128>) {
         let (m, k, ix) = (self.bits.len(), self.k, self.indexing);
         if self.size_bytes() < PREFETCH_MIN_BYTES {
-            for h in hashes {
-                self.inserted = self.inserted.saturating_add(1);
-                set::<K>(&mut self.bits, h, k, ix);
+            // As in the query batch: a chunk's hashes first, then its bits
+            let mut chunk = [0u128; HASH_CHUNK];
+            loop {
+                let mut len = 0;
+                for (slot, h) in chunk.iter_mut().zip(hashes.by_ref()) {
+                    *slot = h;
+                    len += 1;
+                }
+                for &h in &chunk[..len] {
+                    self.inserted = self.inserted.saturating_add(1);
+                    set::<K>(&mut self.bits, h, k, ix);
+                }
+                if len < HASH_CHUNK {
+                    return;
+                }
             }
-            return;
         }
         let fetch = |words: &[u64], h: u128| {
             for j in bloom_indices_with(h, m, const_k::<K>(k), ix) {
