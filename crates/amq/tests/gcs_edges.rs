@@ -1,0 +1,197 @@
+//! Edges of the Golomb-coded set engine (`src/gcs/`) that the other GCS tests leave open: sets
+//! whose codes are worked out by hand from the Golomb-Rice rules (F = N·M, `hash_to_range`,
+//! quotient in unary, P remainder bits, zero padding), the one-pass queries at the ends of
+//! their merges, the decoder's errors with their byte offsets, the sampled index's samples
+//! and shape checks, and the planner's P and M. Each test here was written against a mutant
+//! of `src/gcs/*.rs` that cargo-mutants found the other tests let through.
+
+use amq::gcs::{self, Gcs, Params, SampledIndex};
+use amq::Error;
+
+/// The name an `InvalidParameter` error gives.
+fn invalid<T: std::fmt::Debug>(r: amq::Result<T>) -> &'static str {
+    match r {
+        Err(Error::InvalidParameter { name, .. }) => name,
+        other => panic!("expected InvalidParameter, got {other:?}"),
+    }
+}
+
+/// The byte offset a `Corrupt` error gives.
+fn corrupt_at<T: std::fmt::Debug>(r: amq::Result<T>) -> usize {
+    match r {
+        Err(Error::Corrupt { offset, .. }) => offset,
+        other => panic!("expected Corrupt, got {other:?}"),
+    }
+}
+
+// ---- set.rs: building
+
+/// `from_sorted_hashes` refuses hashes out of order (`hashes`) and keeps equal neighbours as
+/// zero gaps. Hashes 0, 0, 2⁶³, 2⁶⁴ − 1 at P = 2, M = 4: F = 16, values 0, 0, 8, 15, gaps
+/// 0, 0, 8, 7, codes "0 00" "0 00" "110 00" "10 11" = 000000110001011, padded 0x03 0x16.
+#[test]
+fn sorted_hashes_must_ascend_and_may_repeat() {
+    assert_eq!(invalid(Gcs::from_sorted_hashes(&[5, 3], 2, 4)), "hashes");
+    assert_eq!(invalid(Gcs::from_sorted_hashes(&[0, 9, 8], 2, 4)), "hashes");
+    let hashes = [0, 0, 1 << 63, u64::MAX];
+    let set = Gcs::from_sorted_hashes(&hashes, 2, 4).unwrap();
+    assert_eq!(set.as_bytes(), [0x03, 0x16]);
+    assert_eq!(set.decode().unwrap(), [0, 0, 8, 15]);
+    assert_eq!(set, Gcs::from_hashes(hashes.to_vec(), 2, 4).unwrap());
+}
+
+// ---- values.rs: decoding
+
+/// N = 2, P = 3, M = 8, so F = 16. Codes "0 000" (value 0) then "110 000" (gap 16): the
+/// second value is 16 = F, out of range. Bits 0000 1100 00, padded: 0x0C 0x00.
+const REACHES_F: [u8; 2] = [0x0C, 0x00];
+/// The same shape with a last gap of 15 = "10 111": values 0 and 15 = F − 1, the largest
+/// allowed. Bits 0000 1011 1, padded: 0x0B 0x80.
+const ENDS_AT_F_MINUS_1: [u8; 2] = [0x0B, 0x80];
+
+/// A value of F or more is corrupt, named at the byte where the decoder stands after its code
+/// (bit 10, byte 1); F − 1 is a value like any other.
+#[test]
+fn a_value_reaching_f_is_corrupt() {
+    let params = Params::new(2, 3, 8).unwrap();
+    let bad = Gcs::new(params, &REACHES_F[..]).unwrap();
+    assert_eq!(corrupt_at(bad.decode()), 1);
+    assert_eq!(corrupt_at(bad.validate()), 1);
+    assert_eq!(corrupt_at(bad.contains_value(15)), 1);
+    let good = Gcs::new(params, &ENDS_AT_F_MINUS_1[..]).unwrap();
+    assert_eq!(good.decode().unwrap(), [0, 15]);
+    good.validate().unwrap();
+    assert!(good.contains_value(15).unwrap());
+}
+
+/// The iterator yields each value, then the first error once, then nothing; its upper bound
+/// is the number of codes left (none after the error). `bit_position` is the offset of the
+/// next code and `last_value` the value decoded last (0 before the first).
+#[test]
+fn the_values_iterator_counts_codes_and_stops_after_an_error() {
+    let params = Params::new(2, 3, 8).unwrap();
+    let good = Gcs::new(params, &ENDS_AT_F_MINUS_1[..]).unwrap();
+    let mut it = good.values();
+    assert_eq!(it.size_hint(), (0, Some(2)));
+    assert_eq!((it.bit_position(), it.last_value()), (0, 0));
+    assert_eq!(it.next().unwrap().unwrap(), 0);
+    assert_eq!(it.size_hint(), (0, Some(1)));
+    assert_eq!((it.bit_position(), it.last_value()), (4, 0));
+    assert_eq!(it.next().unwrap().unwrap(), 15);
+    assert_eq!((it.bit_position(), it.last_value()), (9, 15));
+    assert_eq!(it.size_hint(), (0, Some(0)));
+    assert!(it.next().is_none());
+    assert_eq!(it.next_value().unwrap(), None);
+
+    let bad = Gcs::new(params, &REACHES_F[..]).unwrap();
+    let mut it = bad.values();
+    assert_eq!(it.next().unwrap().unwrap(), 0);
+    assert_eq!(corrupt_at(it.next().unwrap()), 1);
+    assert_eq!(it.size_hint(), (0, Some(0)));
+    assert!(it.next().is_none());
+    assert!(it.next().is_none());
+}
+
+/// `validate` refuses a byte after the last code's byte (at that byte's offset) and a set
+/// padding bit (at the last code's byte); `decode` checks neither.
+#[test]
+fn validate_names_trailing_bytes_and_padding() {
+    let params = Params::new(2, 3, 8).unwrap();
+    let longer = [0x0B, 0x80, 0x00];
+    let set = Gcs::new(params, &longer[..]).unwrap();
+    assert_eq!(set.decode().unwrap(), [0, 15]);
+    assert_eq!(corrupt_at(set.validate()), 2);
+    let padded = [0x0B, 0x81];
+    let set = Gcs::new(params, &padded[..]).unwrap();
+    assert_eq!(set.decode().unwrap(), [0, 15]);
+    assert_eq!(corrupt_at(set.validate()), 1);
+}
+
+// ---- plan.rs: choosing P and M
+
+/// `for_fpr` takes M = ⌈1/fpr⌉ and gives M back exactly from fpr = 1/M, including M where
+/// 1/(1/M) rounds above M in f64 (49, 98) and the largest M, 2³² − 1; fpr 0.3 needs M = 4
+/// (1/0.3 = 3.33...), fpr 0.25 too.
+#[test]
+fn for_fpr_takes_the_ceiling_of_one_over_fpr() {
+    for m in [1u64, 2, 3, 7, 49, 98, 1000, 784_931, (1 << 32) - 1] {
+        let plan = gcs::plan::for_fpr(1000, 1.0 / m as f64).unwrap();
+        assert_eq!(plan.m, m);
+        assert_eq!(plan.fpr, 1.0 / m as f64);
+    }
+    assert_eq!(gcs::plan::for_fpr(10, 0.3).unwrap().m, 4);
+    assert_eq!(gcs::plan::for_fpr(10, 0.25).unwrap().m, 4);
+    assert_eq!(
+        invalid(gcs::plan::for_fpr(10, 1.0 / (1u64 << 32) as f64)),
+        "fpr"
+    );
+}
+
+/// `for_p` accepts P = 32 (`MAX_P`), where the optimal M, round(1.497137 · 2³²) =
+/// 6 430 154 453 (1.497137 · 2³² = 6 430 154 452.63), is past the limit and is clamped to
+/// 2³² − 1; P = 31 keeps round(3 215 077 226.32); P = 33 is refused.
+#[test]
+fn for_p_clamps_m_at_the_largest_p() {
+    assert_eq!(gcs::MAX_P, 32);
+    assert_eq!(gcs::optimal_m(32), 6_430_154_453);
+    let plan = gcs::plan::for_p(10, 32).unwrap();
+    assert_eq!((plan.p, plan.m), (32, (1 << 32) - 1));
+    let plan = gcs::plan::for_p(10, 31).unwrap();
+    assert_eq!((plan.p, plan.m), (31, 3_215_077_226));
+    assert_eq!(invalid(gcs::plan::for_p(10, 33)), "p");
+}
+
+// ---- index.rs: the sampled index
+
+/// The set of hashes 2⁶⁴ − 1, 0, 2⁶³ at P = 2, M = 4 (the `from_hashes` example): F = 12,
+/// values 0, 6, 11, gaps 0, 6, 5, codes "0 00" "10 10" "10 01" at bits 0, 3 and 7.
+fn three_values() -> Gcs {
+    let set = Gcs::from_hashes(vec![u64::MAX, 0, 1 << 63], 2, 4).unwrap();
+    assert_eq!(set.as_bytes(), [0b0001_0101, 0b0010_0000]);
+    set
+}
+
+/// An index keeps s, holds ⌈N / 2^s⌉ samples of 16 bytes, and is empty only for an empty set;
+/// through it every value of the set is found and every other value of [0, F) is not.
+#[test]
+fn index_accessors_and_lookups_at_every_step() {
+    let set = three_values();
+    for (s, samples) in [(0u32, 3usize), (1, 2), (2, 1), (31, 1)] {
+        let index = SampledIndex::build(&set, s).unwrap();
+        assert_eq!(index.log2_step(), s);
+        assert_eq!(index.len(), samples);
+        assert_eq!(index.size_bytes(), 16 * samples);
+        assert!(!index.is_empty());
+        for v in 0..12 {
+            let member = v == 0 || v == 6 || v == 11;
+            assert_eq!(
+                index.contains_value(&set, v).unwrap(),
+                member,
+                "s = {s}, v = {v}"
+            );
+        }
+        let h = |item: &[u8]| u64::from_le_bytes(item.try_into().unwrap());
+        assert!(index
+            .contains(&set, &(1u64 << 63).to_le_bytes(), &h)
+            .unwrap());
+        // 2⁶² maps to ⌊12 / 4⌋ = 3, not a value
+        assert!(!index
+            .contains(&set, &(1u64 << 62).to_le_bytes(), &h)
+            .unwrap());
+    }
+    let empty = Gcs::from_hashes(Vec::new(), 2, 4).unwrap();
+    let index = SampledIndex::build(&empty, 3).unwrap();
+    assert!(index.is_empty());
+    assert_eq!(
+        (index.len(), index.size_bytes(), index.log2_step()),
+        (0, 0, 3)
+    );
+    assert!(!index.contains_value(&empty, 0).unwrap());
+}
+
+/// Building an index decodes the whole set, so a value reaching F is refused there.
+#[test]
+fn index_build_refuses_a_corrupt_set() {
+    let bad = Gcs::new(Params::new(2, 3, 8).unwrap(), &REACHES_F[..]).unwrap();
+    assert_eq!(corrupt_at(SampledIndex::build(&bad, 0)), 1);
+}
