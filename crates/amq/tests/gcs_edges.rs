@@ -195,3 +195,32 @@ fn index_build_refuses_a_corrupt_set() {
     let bad = Gcs::new(Params::new(2, 3, 8).unwrap(), &REACHES_F[..]).unwrap();
     assert_eq!(corrupt_at(SampledIndex::build(&bad, 0)), 1);
 }
+
+// ---- formats/bip158.rs: the engine's errors at the filter's bytes
+
+/// A BIP158 basic filter (P = 19, M = 784931) is a CompactSize N, then the codes; errors name
+/// the byte of the whole filter. N = 1 (prefix 0x01) and one code "0" + 19 zero bits (value
+/// 0) take bytes 1 to 3; a fourth code byte (file byte 4) is excess data; a set padding bit
+/// is in file byte 3; the code "10" + 19 ones is value 2²⁰ − 1 ≥ F = 784931 and the decoder
+/// stands at bit 21 of the codes, byte 2 of them, file byte 3; two code bytes (of the 3 that
+/// 20 bits need) are short from file byte 1 on.
+#[cfg(feature = "bip158")]
+#[test]
+fn bip158_errors_name_the_filters_byte() {
+    use amq::formats::bip158::BlockFilter;
+    let hash = [0u8; 32];
+    let f = |bytes: &[u8]| BlockFilter::from_bytes(&hash, bytes.to_vec());
+    f(&[0x01, 0, 0, 0]).unwrap().validate().unwrap();
+    assert_eq!(corrupt_at(f(&[0x01, 0, 0, 0, 0])), 4);
+    assert_eq!(corrupt_at(f(&[0x01, 0, 0, 0x01]).unwrap().validate()), 3);
+    assert_eq!(corrupt_at(f(&[0x01, 0xBF, 0xFF, 0xF8])), 3);
+    match f(&[0x01, 0, 0]) {
+        Err(Error::Truncated {
+            offset,
+            needed,
+            available,
+            ..
+        }) => assert_eq!((offset, needed, available), (1, 3, 2)),
+        other => panic!("expected Truncated, got {other:?}"),
+    }
+}

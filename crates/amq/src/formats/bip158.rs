@@ -28,11 +28,34 @@
 //! # Ok::<(), amq::Error>(())
 //! ```
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::gcs::{Gcs, GcsHash, Params};
 use alloc::vec::Vec;
 use sha2::{Digest, Sha256};
 use siphasher::sip::SipHasher24;
+
+/// An error of the GCS engine at its byte of the filter: the engine counts from the first
+/// code, the filter's bytes from the CompactSize prefix before it.
+fn at_filter_byte(prefix: usize) -> impl Fn(Error) -> Error {
+    move |e| match e {
+        Error::Corrupt { offset, reason } => Error::Corrupt {
+            offset: offset + prefix,
+            reason,
+        },
+        Error::Truncated {
+            what,
+            offset,
+            needed,
+            available,
+        } => Error::Truncated {
+            what,
+            offset: offset + prefix,
+            needed,
+            available,
+        },
+        other => other,
+    }
+}
 
 /// P of the basic filter.
 pub const P: u8 = 19;
@@ -223,7 +246,8 @@ impl BlockFilter {
     /// [`Error::Truncated`](crate::Error::Truncated) for a short prefix or too few bytes for N codes;
     /// [`Error::Corrupt`](crate::Error::Corrupt) for a non-minimal CompactSize, a value
     /// reaching F or bytes after the last code; [`Error::InvalidParameter`](crate::Error::InvalidParameter) for
-    /// N above 0x02000000 or bad P, M.
+    /// N above 0x02000000 or bad P, M. Offsets count from the filter's first byte (the
+    /// CompactSize), not from the first code.
     ///
     /// # Panics
     /// Never, for any input.
@@ -239,7 +263,9 @@ impl BlockFilter {
             ));
         }
         let params = Params::new(n, p, m)?;
-        Gcs::new(params, &bytes[prefix..])?.decode_all()?;
+        Gcs::new(params, &bytes[prefix..])
+            .and_then(|set| set.decode_all().map(drop))
+            .map_err(at_filter_byte(prefix))?;
         Ok(BlockFilter {
             block_hash: *block_hash,
             params,
@@ -277,9 +303,9 @@ impl BlockFilter {
     /// Decodes every code and checks the padding and length ([`Gcs::validate`]).
     ///
     /// # Errors
-    /// As [`Gcs::validate`].
+    /// As [`Gcs::validate`], at the filter's bytes (from the CompactSize).
     pub fn validate(&self) -> Result<()> {
-        self.gcs().validate()
+        self.gcs().validate().map_err(at_filter_byte(self.prefix))
     }
 
     /// `true` if any element may be in the block's filter.
