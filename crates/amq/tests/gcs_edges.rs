@@ -24,6 +24,47 @@ fn corrupt_at<T: std::fmt::Debug>(r: amq::Result<T>) -> usize {
     }
 }
 
+// ---- params.rs and the accessors
+
+/// N = 8, P = 3, M = 8: F = N·M = 64 and the fewest bits N codes take, N·(P + 1) = 32; a set
+/// reports the parameters it was built with. The limits are inclusive where they should be:
+/// N = 0, M = 1, P = 32 and N, M = 2³² − 1 are accepted.
+#[test]
+fn params_and_set_accessors_follow_their_formulas() {
+    let params = Params::new(8, 3, 8).unwrap();
+    assert_eq!((params.n(), params.p(), params.m()), (8, 3, 8));
+    assert_eq!((params.f(), params.min_bits()), (64, 32));
+    let p = Params::new((1 << 32) - 1, 32, (1 << 32) - 1).unwrap();
+    assert_eq!(p.f(), ((1u64 << 32) - 1) * ((1 << 32) - 1));
+    assert_eq!(p.min_bits(), ((1u64 << 32) - 1) * 33);
+    assert_eq!(Params::new(0, 0, 1).unwrap().f(), 0);
+
+    let set = Gcs::from_hashes(vec![u64::MAX, 0, 1 << 63], 2, 4).unwrap();
+    assert_eq!((set.n(), set.p(), set.m(), set.f()), (3, 2, 4, 12));
+    assert_eq!(set.params(), Params::new(3, 2, 4).unwrap());
+    assert_eq!(set.borrowed().as_bytes(), set.as_bytes());
+    assert_eq!(set.borrowed().params(), set.params());
+    assert_eq!(set.clone().into_bytes(), [0b0001_0101, 0b0010_0000]);
+}
+
+/// `Gcs::new` wants N·(P + 1) bits: 32 bits, 4 bytes, for N = 8 at P = 3; 3 bytes are short
+/// from byte 0, and 4 zero bytes are 8 zero gaps.
+#[test]
+fn new_wants_n_codes_of_p_plus_one_bits() {
+    let params = Params::new(8, 3, 8).unwrap();
+    match Gcs::new(params, &[0u8; 3][..]) {
+        Err(Error::Truncated {
+            offset,
+            needed,
+            available,
+            ..
+        }) => assert_eq!((offset, needed, available), (0, 4, 3)),
+        other => panic!("expected Truncated, got {other:?}"),
+    }
+    let set = Gcs::new(params, &[0u8; 4][..]).unwrap();
+    assert_eq!(set.decode().unwrap(), [0; 8]);
+}
+
 // ---- set.rs: building
 
 /// `from_sorted_hashes` refuses hashes out of order (`hashes`) and keeps equal neighbours as
@@ -105,6 +146,30 @@ fn validate_names_trailing_bytes_and_padding() {
     let set = Gcs::new(params, &padded[..]).unwrap();
     assert_eq!(set.decode().unwrap(), [0, 15]);
     assert_eq!(corrupt_at(set.validate()), 1);
+}
+
+// ---- query.rs: the one-pass queries
+
+/// N = 3, P = 3, M = 8, so F = 24: codes "0 000" (0), "0 101" (gap 5), "1110 000" (gap 24,
+/// value 29 ≥ F). Bits 0000 0101 1110 000, padded: 0x05 0xE0. Valid up to the third code.
+const CORRUPT_THIRD: [u8; 2] = [0x05, 0xE0];
+
+/// A query stops as soon as its answer is known, so a stream that is corrupt only after that
+/// point still answers: `match_all_values` of 3 is false once the value 5 passes it, and the
+/// single lookups and `match_any_values` likewise; a target past 5 reaches the corrupt code.
+#[test]
+fn queries_stop_before_a_later_corrupt_code() {
+    let set = Gcs::new(Params::new(3, 3, 8).unwrap(), &CORRUPT_THIRD[..]).unwrap();
+    assert!(!set.match_all_values(&[3]).unwrap());
+    assert!(!set.match_all_values(&[0, 3, 20]).unwrap());
+    assert!(set.match_all_values(&[0, 5]).unwrap());
+    assert!(!set.contains_value(3).unwrap());
+    assert!(!set.match_any_values(&[1, 4]).unwrap());
+    let mut hits = [true; 3];
+    set.match_many_values(&[0, 0, 5], &mut hits).unwrap();
+    assert_eq!(hits, [true; 3]);
+    assert_eq!(corrupt_at(set.match_all_values(&[0, 6])), 1);
+    assert_eq!(corrupt_at(set.contains_value(6)), 1);
 }
 
 // ---- plan.rs: choosing P and M
