@@ -172,6 +172,33 @@ fn queries_stop_before_a_later_corrupt_code() {
     assert_eq!(corrupt_at(set.contains_value(6)), 1);
 }
 
+// ---- mod.rs: the public helpers
+
+/// `sort_hashes` sorts in place, for short lists (below the radix pass's 256) and long ones
+/// (a radix pass on the top bits), with repeats, 0 and 2⁶⁴ − 1; std's sort is the reference.
+#[test]
+fn sort_hashes_sorts_short_and_long_lists() {
+    let mut state = 7u64;
+    for n in [0usize, 1, 5, 255, 256, 5_000] {
+        let mut v: Vec<u64> = (0..n).map(|_| amq::hash::splitmix64(&mut state)).collect();
+        if n > 3 {
+            v[1] = u64::MAX;
+            v[2] = 0;
+            v[3] = v[0];
+        }
+        let mut expected = v.clone();
+        expected.sort_unstable();
+        gcs::sort_hashes(&mut v);
+        assert_eq!(v, expected, "n = {n}");
+    }
+    // small values only: the radix digit comes from the low bits
+    let mut v: Vec<u64> = (0..3_000u64).map(|i| (i * 7_919) % 1_000).collect();
+    let mut expected = v.clone();
+    expected.sort_unstable();
+    gcs::sort_hashes(&mut v);
+    assert_eq!(v, expected);
+}
+
 // ---- plan.rs: choosing P and M
 
 /// `for_fpr` takes M = ⌈1/fpr⌉ and gives M back exactly from fpr = 1/M, including M where
