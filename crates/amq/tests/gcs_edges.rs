@@ -199,6 +199,24 @@ fn sort_hashes_sorts_short_and_long_lists() {
     assert_eq!(v, expected);
 }
 
+/// More than 4096 equal values (one radix bucket at every level, down to no bits left; all
+/// zero: no bits at all) sort and encode: 5000 copies of one hash at P = 2, M = 4 are one
+/// value, then 4999 zero gaps. The hash 2⁶³ maps to ⌊5000·4 / 2⌋ = 10000 = 2500·4, coded
+/// "1"×2500 "0" "00", then 4999 codes "0 00": 2503 + 4999·3 = 17500 bits, 2188 bytes.
+#[test]
+fn many_equal_values_sort_and_encode() {
+    for x in [0u64, 42] {
+        let mut v = vec![x; 5_000];
+        gcs::sort_hashes(&mut v);
+        assert_eq!(v, vec![x; 5_000]);
+    }
+    let set = Gcs::from_hashes(vec![1 << 63; 5_000], 2, 4).unwrap();
+    assert_eq!(set.as_bytes().len(), 2188);
+    let values = set.decode().unwrap();
+    assert_eq!(values, vec![10_000; 5_000]);
+    set.validate().unwrap();
+}
+
 // ---- plan.rs: choosing P and M
 
 /// `for_fpr` takes M = ⌈1/fpr⌉ and gives M back exactly from fpr = 1/M, including M where
