@@ -2,8 +2,10 @@
 //! whose codes are worked out by hand from the Golomb-Rice rules (F = N·M, `hash_to_range`,
 //! quotient in unary, P remainder bits, zero padding), the one-pass queries at the ends of
 //! their merges, the decoder's errors with their byte offsets, the sampled index's samples
-//! and shape checks, and the planner's P and M. Each test here was written against a mutant
-//! of `src/gcs/*.rs` that cargo-mutants found the other tests let through.
+//! and shape checks, and the planner's P and M. Most tests here were written against a mutant
+//! of `src/gcs/*.rs` that cargo-mutants found the other tests let through; a few pin worked
+//! edges next to those (a value reaching F, validate's offsets, for_fpr's ceiling, an index of
+//! a corrupt set, sort_hashes), and the BIP158 one shows its decoder naming the filter's byte.
 
 use amq::gcs::{self, Gcs, Params, SampledIndex};
 use amq::Error;
