@@ -251,6 +251,85 @@ fn ttl_boundaries_and_live_entries() {
     ));
 }
 
+/// Pins the TTL of a direct-mapped table (w = 1): its entry answers `true` until it
+/// expires, then `false`.
+#[test]
+fn direct_mapped_entries_expire() {
+    let clock = ManualClock::new(0);
+    let mut c = NegativeCache::new(2, 16, 1, 0)
+        .unwrap()
+        .with_clock(clock.clone())
+        .with_ttl(10)
+        .unwrap();
+    assert!(c.insert_hash(at(4, 1, 3))); // until 10
+    clock.set(9);
+    assert!(c.contains_hash(at(4, 1, 3)));
+    assert!(!c.contains_hash(at(4, 1, 4)) && !c.contains_hash(at(4, 2, 3)));
+    clock.set(10);
+    assert!(!c.contains_hash(at(4, 1, 3)));
+    assert!(c.insert_hash(at(4, 1, 3))); // expired, so fresh: until 20
+    assert!(c.contains_hash(at(4, 1, 3)));
+}
+
+/// Pins an expired entry found behind a live one of its set: inserting it again reports it
+/// fresh (`true`), judged by its own expiry, not its neighbour's.
+#[test]
+fn an_expired_entry_found_again_is_fresh() {
+    let clock = ManualClock::new(0);
+    let mut c = NegativeCache::new(3, 16, 2, 0)
+        .unwrap()
+        .with_clock(clock.clone())
+        .with_ttl(100)
+        .unwrap();
+    let (a, b) = (at(4, 2, 1), at(4, 2, 2));
+    c.insert_hash(a); // until 100
+    clock.set(50);
+    c.insert_hash(b); // until 150, in front of a
+    clock.set(120);
+    assert!(!c.contains_hash(a) && c.contains_hash(b));
+    assert!(c.insert_hash(a)); // a had expired: fresh, until 220
+    assert!(!c.insert_hash(b)); // b is live: a refresh
+    clock.set(219);
+    assert!(c.contains_hash(a) && c.contains_hash(b));
+    assert_eq!(c.occupied(), 2);
+}
+
+/// Pins removal with a TTL: removing an expired entry reports `false` (judged by its own
+/// expiry), and the entries behind a removed one keep their own expiry times as they move up.
+#[test]
+fn removal_keeps_each_entry_its_own_expiry() {
+    let clock = ManualClock::new(0);
+    let mut c = NegativeCache::new(4, 16, 4, 0)
+        .unwrap()
+        .with_clock(clock.clone())
+        .with_ttl(100)
+        .unwrap();
+    let h = |fp| at(4, 3, fp);
+    for (t, fp) in [(0, 1), (10, 2), (20, 3)] {
+        clock.set(t);
+        c.insert_hash(h(fp)); // fp 1 until 100, 2 until 110, 3 until 120; order 3 2 1
+    }
+    assert!(c.remove_hash(h(3))); // live; 2 and 1 move up one slot
+    clock.set(100);
+    assert!(!c.contains_hash(h(1)) && c.contains_hash(h(2)));
+    clock.set(105);
+    assert!(!c.remove_hash(h(1))); // held, but expired at 100
+    clock.set(109);
+    assert!(c.contains_hash(h(2)));
+    clock.set(110);
+    assert!(!c.contains_hash(h(2)));
+    assert_eq!(c.occupied(), 1);
+
+    // an expired entry behind a live one: its removal is not a live one
+    clock.set(200);
+    c.insert_hash(h(4)); // until 300
+    clock.set(250);
+    c.insert_hash(h(5)); // until 350; order 5 4 2
+    clock.set(320);
+    assert!(!c.remove_hash(h(4)));
+    assert!(c.remove_hash(h(5)));
+}
+
 /// Pins `with_ttl` on a cache that already holds entries: they live `ttl` ticks from the
 /// clock's time then, and the empty slots get no expiry (the file still decodes).
 #[test]
@@ -313,6 +392,71 @@ fn decoder_errors_name_the_parameters() {
     // an empty slot with an expiry tick: slot 5's tick is payload word 2 + 5
     longer[8 * 7] = 1;
     assert!(with(&[3, 8, 2, 0, 4, 0], &longer).is_err());
+}
+
+/// The entries of a cache's file as 64-bit words, and a file with them changed.
+fn edit_entries(c: &NegativeCache, params: &[u64], edit: impl Fn(&mut Vec<u64>)) -> Vec<u8> {
+    let bytes = c.to_bytes();
+    let payload = wire::decode(&bytes).unwrap().payload.to_vec();
+    let mut words: Vec<u64> = payload
+        .chunks(8)
+        .map(|w| u64::from_le_bytes(w.try_into().unwrap()))
+        .collect();
+    edit(&mut words);
+    let payload: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    wire::encode(Kind::NegativeCache, params, &payload)
+}
+
+/// Pins the decoder's checks of the slots: in a set, the occupied slots come first (slot i
+/// at bit i·(b + 1): the occupied bit, then the fingerprint), and an empty slot holds no
+/// fingerprint bit, its top bit and those above bit 64 included.
+#[test]
+fn decoder_checks_every_slot() {
+    // one set of 2 slots of 9 bits; the entry moved from slot 0 to slot 1
+    let mut c = NegativeCache::new(1, 8, 2, 0).unwrap();
+    c.insert_hash(at(1, 0, 0xa5));
+    let moved = |w: &mut Vec<u64>| w[0] = (w[0] & 0x1ff) << 9;
+    let bytes = edit_entries(&c, &[1, 8, 2, 0, 0, 1], moved);
+    assert!(matches!(
+        NegativeCache::from_bytes(&bytes),
+        Err(Error::Corrupt { .. })
+    ));
+    // the same slots as two sets of one: valid, and the entry is found in set 1
+    let bytes = edit_entries(&c, &[1, 8, 1, 0, 0, 1], moved);
+    let d = NegativeCache::from_bytes(&bytes).unwrap();
+    assert_eq!(d.occupied(), 1);
+    assert!(d.contains_hash(at(2, 1, 0xa5)) && !d.contains_hash(at(2, 0, 0xa5)));
+
+    // 4 slots of 101 bits: slot 1 (bits 101..202) empty but for its fingerprint bit 80
+    let e = NegativeCache::new(2, 100, 1, 0).unwrap();
+    let high = |w: &mut Vec<u64>| w[182 / 64] |= 1 << (182 % 64);
+    let bytes = edit_entries(&e, &[2, 100, 1, 0, 0, 0], high);
+    assert!(matches!(
+        NegativeCache::from_bytes(&bytes),
+        Err(Error::Corrupt { .. })
+    ));
+    // its top fingerprint bit (99, at bit 101 + 1 + 99 = 201) alone
+    let top = |w: &mut Vec<u64>| w[201 / 64] |= 1 << (201 % 64);
+    let bytes = edit_entries(&e, &[2, 100, 1, 0, 0, 0], top);
+    assert!(matches!(
+        NegativeCache::from_bytes(&bytes),
+        Err(Error::Corrupt { .. })
+    ));
+    // b = 8: the empty slot 0's top fingerprint bit, bit 8
+    let empty = NegativeCache::new(1, 8, 2, 0).unwrap();
+    let bytes = edit_entries(&empty, &[1, 8, 2, 0, 0, 0], |w| w[0] |= 1 << 8);
+    assert!(matches!(
+        NegativeCache::from_bytes(&bytes),
+        Err(Error::Corrupt { .. })
+    ));
+    // with its occupied bit (101) set too, it is an entry
+    let entry = |w: &mut Vec<u64>| {
+        w[182 / 64] |= 1 << (182 % 64);
+        w[101 / 64] |= 1 << (101 % 64);
+    };
+    let d = NegativeCache::from_bytes(&edit_entries(&e, &[2, 100, 1, 0, 0, 0], entry)).unwrap();
+    assert_eq!(d.occupied(), 1);
+    assert!(d.contains_hash(at(4, 1, 1 << 80)));
 }
 
 /// Pins `false_negative_rate` at small n against the binomial tail `P[Bin(n, w/2ˡ) ≥ w]`
