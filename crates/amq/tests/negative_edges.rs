@@ -491,6 +491,21 @@ fn false_negative_rate_by_hand() {
     assert_eq!(false_negative_rate(5, 2, 4), 1.0);
 }
 
+/// Pins the precision of a small tail: below the mean the terms from w up are summed (1 minus
+/// the terms below w would keep only the rounding of 1), and a tail whose every term
+/// underflows ends at once, however large n is.
+#[test]
+fn a_small_tail_keeps_its_precision() {
+    // n = 3, w = 2, p = 2^-19: 3p²q + p³, about 1.1·10⁻¹¹
+    let p = libm::exp2(-19.0);
+    let want = 3.0 * p * p * (1.0 - p) + p * p * p;
+    let got = false_negative_rate(3, 1 << 20, 2);
+    assert!((got / want - 1.0).abs() < 1e-12, "{got} against {want}");
+    // n = 2^40, w = 64, p = 2^-56: about (n·p)^64/64! = 2^-1024/64! ≈ 4·10⁻³⁹⁸, below the
+    // smallest f64 (5·10⁻³²⁴); summing on to i = n would take 2^40 terms
+    assert_eq!(false_negative_rate(1 << 40, 1 << 62, 64), 0.0);
+}
+
 /// Pins `mean_false_negative_rate` as the mean of `false_negative_rate` over 0..n later items:
 /// by hand at n = 3, and for w = 1 against the closed form `1 − 2ˡ·(1 − qⁿ)/n`
 /// (q = 1 − 2⁻ˡ, the mean of 1 − qʲ) both where it sums exactly and where it integrates.
