@@ -8,7 +8,7 @@
 use amq::math::{self, bloom_size_exact_new, fpr_exact_new, PlanDetails};
 use amq::scalable::{self, link_capacity, link_fpr, ScalableBloomFilter, ScalableParams};
 use amq::wire::{self, Kind};
-use amq::{Error, Insert};
+use amq::{Error, Filter, Insert};
 
 /// A chain of n₀ = 10 at ε = 1% (s = 2, r = ½) with three links: 10 + 20 + 40 items, and a
 /// few in the fourth.
@@ -72,6 +72,9 @@ fn compound_rates_combine_every_link() {
         (e.expected_fpr(), e.estimated_fpr(), e.fill_ratio()),
         (0.0, 0.0, 0.0)
     );
+    // and every item definitely absent: no bit is set in any link
+    assert!(!(0..100u32).any(|i| e.contains(&i)));
+    assert!((0..75u32).all(|i| f.contains(&i))); // the items three_links inserted
 }
 
 /// Pins fullness at the active link's capacity: full at exactly n₀ items, `try_insert_hash`
