@@ -37,7 +37,9 @@ impl BitVec {
     /// Builds a bit vector of `len` bits from its words.
     ///
     /// # Errors
-    /// [`Error::Corrupt`] if the word count is not `⌈len/64⌉` or a bit past `len` is set.
+    /// [`Error::Corrupt`] if the word count is not `⌈len/64⌉` (at offset 0) or a bit past
+    /// `len` is set (at the byte of the lowest such bit, the words read as little-endian
+    /// bytes).
     pub fn from_words(words: Vec<u64>, len: u64) -> Result<Self> {
         if words.len() as u64 != len.div_ceil(64) {
             return Err(Error::corrupt(
@@ -49,7 +51,12 @@ impl BitVec {
         if tail != 0 {
             if let Some(last) = words.last() {
                 if last >> tail != 0 {
-                    return Err(Error::corrupt(0, "bits set past the end of the bit vector"));
+                    // the byte (little-endian words) of the lowest bit set past `len`
+                    let bit = tail + u64::from((last >> tail).trailing_zeros());
+                    return Err(Error::corrupt(
+                        (words.len() - 1) * 8 + (bit / 8) as usize,
+                        "bits set past the end of the bit vector",
+                    ));
                 }
             }
         }

@@ -168,6 +168,31 @@ impl Error {
         }
     }
 
+    /// This error with its byte offset counted from `start`: a decoder that read a part of
+    /// its input (a payload, a link, the codes after a prefix) names the input's byte. Only
+    /// [`Error::Corrupt`] and [`Error::Truncated`] carry an offset; other errors are returned
+    /// as they are.
+    pub(crate) fn after(self, start: usize) -> Self {
+        match self {
+            Error::Corrupt { offset, reason } => Error::Corrupt {
+                offset: start + offset,
+                reason,
+            },
+            Error::Truncated {
+                what,
+                offset,
+                needed,
+                available,
+            } => Error::Truncated {
+                what,
+                offset: start + offset,
+                needed,
+                available,
+            },
+            other => other,
+        }
+    }
+
     /// [`Error::OutOfMemory`] for `count` values of type `T`.
     pub(crate) fn out_of_memory<T>(what: &'static str, count: u64) -> Self {
         Error::OutOfMemory {

@@ -357,7 +357,8 @@ fn with_ttl_dates_held_entries_from_now() {
 }
 
 /// Pins the decoder's refusals of a shape, a payload length and an expiry word with their
-/// offsets: the parameters at byte 24.
+/// offsets: the parameters at byte 24, an expiry word at its own byte of the file (the
+/// payload starts at byte 128: the 24-byte header and six parameter words, rounded up to 64).
 #[test]
 fn decoder_errors_name_the_parameters() {
     let c = NegativeCache::new(3, 8, 2, 0).unwrap();
@@ -389,9 +390,13 @@ fn decoder_errors_name_the_parameters() {
         Err(Error::Corrupt { offset: 24, .. })
     ));
     assert!(with(&[3, 8, 2, 0, 4, 0], &longer).is_ok());
-    // an empty slot with an expiry tick: slot 5's tick is payload word 2 + 5
+    // an empty slot with an expiry tick: slot 5's tick is payload word 2 + 5, file byte
+    // 128 + 56
     longer[8 * 7] = 1;
-    assert!(with(&[3, 8, 2, 0, 4, 0], &longer).is_err());
+    assert!(matches!(
+        with(&[3, 8, 2, 0, 4, 0], &longer),
+        Err(Error::Corrupt { offset: 184, .. })
+    ));
 }
 
 /// The entries of a cache's file as 64-bit words, and a file with them changed.
@@ -409,17 +414,19 @@ fn edit_entries(c: &NegativeCache, params: &[u64], edit: impl Fn(&mut Vec<u64>))
 
 /// Pins the decoder's checks of the slots: in a set, the occupied slots come first (slot i
 /// at bit i·(b + 1): the occupied bit, then the fingerprint), and an empty slot holds no
-/// fingerprint bit, its top bit and those above bit 64 included.
+/// fingerprint bit, its top bit and those above bit 64 included. Each refusal names the
+/// slot's first byte in the file (the payload starts at byte 128), and no bit is set past
+/// the last slot.
 #[test]
 fn decoder_checks_every_slot() {
-    // one set of 2 slots of 9 bits; the entry moved from slot 0 to slot 1
+    // one set of 2 slots of 9 bits; the entry moved from slot 0 to slot 1 (bit 9, byte 1)
     let mut c = NegativeCache::new(1, 8, 2, 0).unwrap();
     c.insert_hash(at(1, 0, 0xa5));
     let moved = |w: &mut Vec<u64>| w[0] = (w[0] & 0x1ff) << 9;
     let bytes = edit_entries(&c, &[1, 8, 2, 0, 0, 1], moved);
     assert!(matches!(
         NegativeCache::from_bytes(&bytes),
-        Err(Error::Corrupt { .. })
+        Err(Error::Corrupt { offset: 129, .. })
     ));
     // the same slots as two sets of one: valid, and the entry is found in set 1
     let bytes = edit_entries(&c, &[1, 8, 1, 0, 0, 1], moved);
@@ -427,27 +434,34 @@ fn decoder_checks_every_slot() {
     assert_eq!(d.occupied(), 1);
     assert!(d.contains_hash(at(2, 1, 0xa5)) && !d.contains_hash(at(2, 0, 0xa5)));
 
-    // 4 slots of 101 bits: slot 1 (bits 101..202) empty but for its fingerprint bit 80
+    // 4 slots of 101 bits: slot 1 (bits 101..202, from byte 12) empty but for its
+    // fingerprint bit 80
     let e = NegativeCache::new(2, 100, 1, 0).unwrap();
     let high = |w: &mut Vec<u64>| w[182 / 64] |= 1 << (182 % 64);
     let bytes = edit_entries(&e, &[2, 100, 1, 0, 0, 0], high);
     assert!(matches!(
         NegativeCache::from_bytes(&bytes),
-        Err(Error::Corrupt { .. })
+        Err(Error::Corrupt { offset: 140, .. })
     ));
     // its top fingerprint bit (99, at bit 101 + 1 + 99 = 201) alone
     let top = |w: &mut Vec<u64>| w[201 / 64] |= 1 << (201 % 64);
     let bytes = edit_entries(&e, &[2, 100, 1, 0, 0, 0], top);
     assert!(matches!(
         NegativeCache::from_bytes(&bytes),
-        Err(Error::Corrupt { .. })
+        Err(Error::Corrupt { offset: 140, .. })
     ));
     // b = 8: the empty slot 0's top fingerprint bit, bit 8
     let empty = NegativeCache::new(1, 8, 2, 0).unwrap();
     let bytes = edit_entries(&empty, &[1, 8, 2, 0, 0, 0], |w| w[0] |= 1 << 8);
     assert!(matches!(
         NegativeCache::from_bytes(&bytes),
-        Err(Error::Corrupt { .. })
+        Err(Error::Corrupt { offset: 128, .. })
+    ));
+    // 2 slots of 9 bits use bits 0..18; bit 20 is past the last slot, in file byte 128 + 2
+    let bytes = edit_entries(&empty, &[1, 8, 2, 0, 0, 0], |w| w[0] |= 1 << 20);
+    assert!(matches!(
+        NegativeCache::from_bytes(&bytes),
+        Err(Error::Corrupt { offset: 130, .. })
     ));
     // with its occupied bit (101) set too, it is an entry
     let entry = |w: &mut Vec<u64>| {

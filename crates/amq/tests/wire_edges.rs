@@ -5,7 +5,7 @@
 
 use amq::cuckoo::{ExpandableCuckooFilter, ExpandableParams};
 use amq::scalable::{ScalableBloomFilter, ScalableParams};
-use amq::window::{SlidingWindowBloom, WindowParams};
+use amq::window::{AgingBloom, Rotation, SlidingWindowBloom, WindowParams};
 use amq::wire::{decode, encode, Kind};
 use amq::{AnyFilter, BloomFilter, Error, Insert, SlidingWindowCuckoo};
 
@@ -202,5 +202,65 @@ fn trailing_payload_bytes_are_refused_at_their_file_offset() {
             }
             other => panic!("{:?}: {other:?}", c.kind),
         }
+    }
+}
+
+/// `payload` with bit `bit` (little-endian words) set.
+fn with_bit(payload: &[u8], bit: usize) -> Vec<u8> {
+    let mut p = payload.to_vec();
+    p[bit / 8] |= 1 << (bit % 8);
+    p
+}
+
+/// The offset of the `Corrupt` error that decoding `file` gives.
+fn corrupt_at(file: &[u8]) -> usize {
+    match AnyFilter::from_bytes(file) {
+        Err(Error::Corrupt { offset, .. }) => offset,
+        other => panic!("expected Corrupt, got {other:?}"),
+    }
+}
+
+/// A bit set where the layout has none, or a count past its bound, is refused at the file's
+/// byte that holds it, not at byte 0: the classic filter's bits past m (payload at byte 64:
+/// four or five parameter words), a scalable chain's link bits past its m (payload at 128,
+/// then the link's 24-byte header), and an aging filter's count words and padding bits
+/// (payload at 128: g count words, then m groups of G = 4 bits for g = 3 generations).
+#[test]
+fn bits_past_the_layout_are_refused_at_their_file_byte() {
+    // classic: m = 100 bits in two words; bits 100..128 are past m
+    let bloom = BloomFilter::new(100, 3, 0).unwrap().to_bytes();
+    let c = decode(&bloom).unwrap();
+    assert_eq!(c.payload.len(), 16);
+    for (bit, at) in [(100, 64 + 12), (127, 64 + 15)] {
+        assert_eq!(
+            corrupt_at(&encode(c.kind, &c.params, &with_bit(c.payload, bit))),
+            at
+        );
+    }
+
+    // scalable: link 0's header words are m, k, inserted; its bits start at byte 152
+    let chain = ScalableBloomFilter::new(ScalableParams::new(10, 0.01), 1).unwrap();
+    let file = chain.to_bytes();
+    let c = decode(&file).unwrap();
+    let m = u64::from_le_bytes(c.payload[..8].try_into().unwrap()) as usize;
+    assert_ne!(m % 64, 0, "m = {m} leaves no bits past it in its last word");
+    let bad = encode(c.kind, &c.params, &with_bit(c.payload, 8 * 24 + m));
+    assert_eq!(corrupt_at(&bad), 152 + m / 8);
+
+    // aging: g = 3, m = 10 groups of 4 bits (40 bits, one word), a count cap of 5
+    let aging = AgingBloom::new(10, 2, 3, Rotation::Count(5), 0)
+        .unwrap()
+        .to_bytes();
+    let c = decode(&aging).unwrap();
+    assert_eq!(c.payload.len(), 8 * 3 + 8);
+    let mut over = c.payload.to_vec();
+    over[8] = 6; // generation 1 counts 6 > 5
+    assert_eq!(corrupt_at(&encode(c.kind, &c.params, &over)), 128 + 8);
+    // bit 3 of group 0 is the fourth, padding, generation; bit 44 is past the 40 bits
+    for (bit, at) in [(8 * 24 + 3, 128 + 24), (8 * 24 + 44, 128 + 24 + 5)] {
+        assert_eq!(
+            corrupt_at(&encode(c.kind, &c.params, &with_bit(c.payload, bit))),
+            at
+        );
     }
 }

@@ -448,7 +448,8 @@ impl BloomFilter {
                 ),
             ));
         }
-        let bits = BitVec::from_words(le_bytes_to_words(c.payload)?, m)?;
+        let bits = BitVec::from_words(le_bytes_to_words(c.payload)?, m)
+            .map_err(|e| e.after(c.payload_offset()))?;
         Ok(BloomFilter {
             bits,
             k: k as u32,

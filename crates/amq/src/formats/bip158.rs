@@ -28,34 +28,11 @@
 //! # Ok::<(), amq::Error>(())
 //! ```
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::gcs::{Gcs, GcsHash, Params};
 use alloc::vec::Vec;
 use sha2::{Digest, Sha256};
 use siphasher::sip::SipHasher24;
-
-/// An error of the GCS engine at its byte of the filter: the engine counts from the first
-/// code, the filter's bytes from the CompactSize prefix before it.
-fn at_filter_byte(prefix: usize) -> impl Fn(Error) -> Error {
-    move |e| match e {
-        Error::Corrupt { offset, reason } => Error::Corrupt {
-            offset: offset + prefix,
-            reason,
-        },
-        Error::Truncated {
-            what,
-            offset,
-            needed,
-            available,
-        } => Error::Truncated {
-            what,
-            offset: offset + prefix,
-            needed,
-            available,
-        },
-        other => other,
-    }
-}
 
 /// P of the basic filter.
 pub const P: u8 = 19;
@@ -265,7 +242,7 @@ impl BlockFilter {
         let params = Params::new(n, p, m)?;
         Gcs::new(params, &bytes[prefix..])
             .and_then(|set| set.decode_all().map(drop))
-            .map_err(at_filter_byte(prefix))?;
+            .map_err(|e| e.after(prefix))?;
         Ok(BlockFilter {
             block_hash: *block_hash,
             params,
@@ -305,7 +282,7 @@ impl BlockFilter {
     /// # Errors
     /// As [`Gcs::validate`], at the filter's bytes (from the CompactSize).
     pub fn validate(&self) -> Result<()> {
-        self.gcs().validate().map_err(at_filter_byte(self.prefix))
+        self.gcs().validate().map_err(|e| e.after(self.prefix))
     }
 
     /// `true` if any element may be in the block's filter.

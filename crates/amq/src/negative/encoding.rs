@@ -37,7 +37,8 @@ impl NegativeCache<NoClock> {
     /// Any error of [`wire::decode`], [`Error::WrongKind`] for another kind, and
     /// [`Error::Corrupt`] for an invalid shape, a payload of the wrong length, bits past the
     /// last slot, an empty slot with a fingerprint or expiry, or an empty slot before an
-    /// occupied one in a set.
+    /// occupied one in a set; a slot's error names the file's byte of its first bit (or of
+    /// its expiry word).
     ///
     /// # Panics
     /// Never, for any input.
@@ -73,10 +74,15 @@ impl NegativeCache<NoClock> {
         }
         let all = crate::bits::le_bytes_to_words(c.payload)?;
         let (entry_part, expiry_part) = all.split_at(words as usize);
-        let used_bits = slots * u64::from(b + 1);
-        if !used_bits.is_multiple_of(64) && entry_part[words as usize - 1] >> (used_bits % 64) != 0
-        {
-            return Err(Error::corrupt(0, "bits set past the last slot"));
+        let (used_bits, last) = (slots * u64::from(b + 1), entry_part[words as usize - 1]);
+        let tail = used_bits % 64;
+        if tail != 0 && last >> tail != 0 {
+            // the byte (little-endian words) of the lowest bit set past the last slot
+            let bit = (words - 1) * 64 + tail + u64::from((last >> tail).trailing_zeros());
+            return Err(Error::corrupt(
+                c.payload_offset() + (bit / 8) as usize,
+                "bits set past the last slot",
+            ));
         }
         let mut cache = NegativeCache {
             l,
@@ -99,7 +105,7 @@ impl NegativeCache<NoClock> {
                 cache.occupied += 1;
                 if slot % ways != 0 && !cache.occupied_at(slot - 1) {
                     return Err(Error::corrupt(
-                        0,
+                        c.payload_offset() + (off / 8) as usize,
                         alloc::format!("slot {slot} is occupied after an empty slot of its set"),
                     ));
                 }
@@ -107,8 +113,14 @@ impl NegativeCache<NoClock> {
                 let fp_nonzero = cache.entry_fp_bits_nonzero(off);
                 let exp_nonzero = cache.expiry.as_ref().is_some_and(|e| e[slot as usize] != 0);
                 if fp_nonzero || exp_nonzero {
+                    // the slot's first byte, or its expiry word's
+                    let at = if fp_nonzero {
+                        off / 8
+                    } else {
+                        (words + slot) * 8
+                    };
                     return Err(Error::corrupt(
-                        0,
+                        c.payload_offset() + at as usize,
                         alloc::format!("empty slot {slot} holds a fingerprint or expiry"),
                     ));
                 }

@@ -138,9 +138,11 @@ impl ScalableBloomFilter {
                     ),
                 ));
             }
+            let at_body = c.offset_of(rest);
             let (body, tail) = rest.split_at(need as usize);
             rest = tail;
-            let bits = BitVec::from_words(le_bytes_to_words(body)?, m)?;
+            let bits =
+                BitVec::from_words(le_bytes_to_words(body)?, m).map_err(|e| e.after(at_body))?;
             out.push(BloomFilter::from_parts(
                 bits, k as u32, seed, inserted, indexing,
             ));

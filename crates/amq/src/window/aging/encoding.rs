@@ -98,10 +98,10 @@ impl AgingBloom<NoClock> {
         let all = crate::bits::le_bytes_to_words(c.payload)?;
         let (counts, words) = all.split_at(g as usize);
         if let Rotation::Count(cap) = rotation {
-            if counts.iter().any(|&n| n > cap) {
+            if let Some(j) = counts.iter().position(|&n| n > cap) {
                 return Err(Error::corrupt(
-                    0,
-                    alloc::format!("a generation holds more than its capacity {cap}"),
+                    c.payload_offset() + 8 * j,
+                    alloc::format!("generation {j} holds more than its capacity {cap}"),
                 ));
             }
         }
@@ -123,8 +123,14 @@ impl AgingBloom<NoClock> {
                     (1u64 << valid) - 1
                 };
             }
-            if w & !allowed != 0 {
-                return Err(Error::corrupt(0, "bits set outside the generations"));
+            let outside = w & !allowed;
+            if outside != 0 {
+                // the byte (little-endian words) of the lowest bit set outside
+                let byte = 8 * (g as usize + i) + outside.trailing_zeros() as usize / 8;
+                return Err(Error::corrupt(
+                    c.payload_offset() + byte,
+                    "bits set outside the generations",
+                ));
             }
         }
         Ok(AgingBloom {
