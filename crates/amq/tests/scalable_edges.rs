@@ -1,14 +1,14 @@
 //! Edges of the scalable Bloom filter (`src/scalable/`) that the other tests do not pin: the
 //! chain's totals as sums over its links, the compound rates `1 − Πᵢ(1 − εᵢ)` from each
 //! link, the active link's fullness at its capacity n₀·sⁱ, the plan of the first link at
-//! ε·(1 − r), and the decoder's refusals of the parameter words. Each test here was written
-//! against a mutant of `src/scalable/*.rs` that cargo-mutants found the other tests let
-//! through.
+//! ε·(1 − r), the decoder's refusals of the parameter words, and `Merge` as the union. Each
+//! test here was written against a mutant of `src/scalable/*.rs` that cargo-mutants found the
+//! other tests let through.
 
 use amq::math::{self, bloom_size_exact_new, fpr_exact_new, PlanDetails};
 use amq::scalable::{self, link_capacity, link_fpr, ScalableBloomFilter, ScalableParams};
 use amq::wire::{self, Kind};
-use amq::{Error, Filter, Insert};
+use amq::{Error, Filter, Insert, Merge};
 
 /// A chain of n₀ = 10 at ε = 1% (s = 2, r = ½) with three links: 10 + 20 + 40 items, and a
 /// few in the fourth.
@@ -307,4 +307,32 @@ fn the_most_links_round_trip() {
     assert_eq!(f.links(), 64);
     assert_eq!(ScalableBloomFilter::from_bytes(&f.to_bytes()).unwrap(), f);
     assert!(matches!(f.grow(), Err(Error::Full { .. })));
+}
+
+/// Pins `Merge::merge` as the chain's union: two chains of n₀ = 100 at 1% holding 0..60 and
+/// 100..130 merge into one holding all 90 (in link 0, planned for 100), and a second merge
+/// would put 120 there: `Full`, with `self` unchanged.
+#[test]
+fn merge_is_the_union_of_the_chains() {
+    let mut a = ScalableBloomFilter::new(ScalableParams::new(100, 0.01), 3).unwrap();
+    let mut b = a.clone();
+    for i in 0..60u32 {
+        a.insert(&i).unwrap();
+    }
+    for i in 100..130u32 {
+        b.insert(&i).unwrap();
+    }
+    assert!(!(100..130u32).all(|i| a.contains(&i)));
+    Merge::merge(&mut a, &b).unwrap();
+    assert!((0..60u32).chain(100..130).all(|i| a.contains(&i)));
+    assert_eq!(a.inserted(), 90);
+    let before = a.clone();
+    assert!(matches!(
+        Merge::merge(&mut a, &b),
+        Err(Error::Full {
+            items: 120,
+            capacity: 100
+        })
+    ));
+    assert_eq!(a, before);
 }
