@@ -50,11 +50,10 @@ impl BitVec {
         let tail = len % 64;
         if tail != 0 {
             if let Some(last) = words.last() {
-                if last >> tail != 0 {
-                    // the byte (little-endian words) of the lowest bit set past `len`
-                    let bit = tail + u64::from((last >> tail).trailing_zeros());
+                let stray = last & (u64::MAX << tail);
+                if stray != 0 {
                     return Err(Error::corrupt(
-                        (words.len() - 1) * 8 + (bit / 8) as usize,
+                        lowest_set_byte(words.len() - 1, stray),
                         "bits set past the end of the bit vector",
                     ));
                 }
@@ -275,6 +274,13 @@ pub fn words_to_le_bytes(words: &[u64]) -> Vec<u8> {
         out.extend_from_slice(&w.to_le_bytes());
     }
     out
+}
+
+/// The byte, in words read as little-endian bytes, of the lowest set bit of `stray`, the
+/// bits of word `index` that the layout leaves unused: where a decoder says a bit is set
+/// that should not be.
+pub(crate) fn lowest_set_byte(index: usize, stray: u64) -> usize {
+    8 * index + stray.trailing_zeros() as usize / 8
 }
 
 /// Little-endian bytes back to words.

@@ -8,6 +8,10 @@ use amq::cuckoo::{self, CuckooFilter, ExpandableCuckooFilter, ExpandableParams};
 use amq::hash::{cuckoo_alt_index, cuckoo_fingerprint, cuckoo_index, hash128};
 use amq::{Error, Filter, Insert, Merge, Remove};
 
+#[path = "common/errors.rs"]
+mod errors;
+use errors::invalid;
+
 /// Where a cuckoo file's payload starts: 24 header bytes and 7 parameter words (80 bytes),
 /// padded to 64.
 const PAYLOAD: usize = 128;
@@ -43,14 +47,6 @@ fn bucket(bytes: &[u8], f: u32, i: u64) -> [u32; 4] {
 /// Parameter word w of a file (they start at byte 24).
 fn word(bytes: &[u8], w: usize) -> u64 {
     u64::from_le_bytes(bytes[24 + 8 * w..32 + 8 * w].try_into().unwrap())
-}
-
-/// The name an `InvalidParameter` error gives.
-fn invalid<T: std::fmt::Debug>(r: amq::Result<T>) -> &'static str {
-    match r {
-        Err(Error::InvalidParameter { name, .. }) => name,
-        other => panic!("expected InvalidParameter, got {other:?}"),
-    }
 }
 
 /// The field and the two values a `ShapeMismatch` error gives.

@@ -10,21 +10,9 @@
 use amq::gcs::{self, Gcs, Params, SampledIndex};
 use amq::Error;
 
-/// The name an `InvalidParameter` error gives.
-fn invalid<T: std::fmt::Debug>(r: amq::Result<T>) -> &'static str {
-    match r {
-        Err(Error::InvalidParameter { name, .. }) => name,
-        other => panic!("expected InvalidParameter, got {other:?}"),
-    }
-}
-
-/// The byte offset a `Corrupt` error gives.
-fn corrupt_at<T: std::fmt::Debug>(r: amq::Result<T>) -> usize {
-    match r {
-        Err(Error::Corrupt { offset, .. }) => offset,
-        other => panic!("expected Corrupt, got {other:?}"),
-    }
-}
+#[path = "common/errors.rs"]
+mod errors;
+use errors::{corrupt_at, invalid};
 
 // ---- params.rs and the accessors
 

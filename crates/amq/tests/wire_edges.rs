@@ -9,6 +9,10 @@ use amq::window::{AgingBloom, Rotation, SlidingWindowBloom, WindowParams};
 use amq::wire::{decode, encode, Kind};
 use amq::{AnyFilter, BloomFilter, Error, Insert, SlidingWindowCuckoo};
 
+#[path = "common/errors.rs"]
+mod errors;
+use errors::corrupt_at;
+
 /// The fixed header of a container with no parameter words and an empty payload, written
 /// from the layout table in `wire.rs`: magic, version 1, kind, p = 0, reserved, length 0.
 fn bare_header(kind: u16) -> Vec<u8> {
@@ -213,11 +217,8 @@ fn with_bit(payload: &[u8], bit: usize) -> Vec<u8> {
 }
 
 /// The offset of the `Corrupt` error that decoding `file` gives.
-fn corrupt_at(file: &[u8]) -> usize {
-    match AnyFilter::from_bytes(file) {
-        Err(Error::Corrupt { offset, .. }) => offset,
-        other => panic!("expected Corrupt, got {other:?}"),
-    }
+fn file_corrupt_at(file: &[u8]) -> usize {
+    corrupt_at(AnyFilter::from_bytes(file))
 }
 
 /// A bit set where the layout has none, or a count past its bound, is refused at the file's
@@ -233,7 +234,7 @@ fn bits_past_the_layout_are_refused_at_their_file_byte() {
     assert_eq!(c.payload.len(), 16);
     for (bit, at) in [(100, 64 + 12), (127, 64 + 15)] {
         assert_eq!(
-            corrupt_at(&encode(c.kind, &c.params, &with_bit(c.payload, bit))),
+            file_corrupt_at(&encode(c.kind, &c.params, &with_bit(c.payload, bit))),
             at
         );
     }
@@ -245,7 +246,7 @@ fn bits_past_the_layout_are_refused_at_their_file_byte() {
     let m = u64::from_le_bytes(c.payload[..8].try_into().unwrap()) as usize;
     assert_ne!(m % 64, 0, "m = {m} leaves no bits past it in its last word");
     let bad = encode(c.kind, &c.params, &with_bit(c.payload, 8 * 24 + m));
-    assert_eq!(corrupt_at(&bad), 152 + m / 8);
+    assert_eq!(file_corrupt_at(&bad), 152 + m / 8);
 
     // aging: g = 3, m = 10 groups of 4 bits (40 bits, one word), a count cap of 5
     let aging = AgingBloom::new(10, 2, 3, Rotation::Count(5), 0)
@@ -255,11 +256,11 @@ fn bits_past_the_layout_are_refused_at_their_file_byte() {
     assert_eq!(c.payload.len(), 8 * 3 + 8);
     let mut over = c.payload.to_vec();
     over[8] = 6; // generation 1 counts 6 > 5
-    assert_eq!(corrupt_at(&encode(c.kind, &c.params, &over)), 128 + 8);
+    assert_eq!(file_corrupt_at(&encode(c.kind, &c.params, &over)), 128 + 8);
     // bit 3 of group 0 is the fourth, padding, generation; bit 44 is past the 40 bits
     for (bit, at) in [(8 * 24 + 3, 128 + 24), (8 * 24 + 44, 128 + 24 + 5)] {
         assert_eq!(
-            corrupt_at(&encode(c.kind, &c.params, &with_bit(c.payload, bit))),
+            file_corrupt_at(&encode(c.kind, &c.params, &with_bit(c.payload, bit))),
             at
         );
     }

@@ -74,13 +74,15 @@ impl NegativeCache<NoClock> {
         }
         let all = crate::bits::le_bytes_to_words(c.payload)?;
         let (entry_part, expiry_part) = all.split_at(words as usize);
-        let (used_bits, last) = (slots * u64::from(b + 1), entry_part[words as usize - 1]);
-        let tail = used_bits % 64;
-        if tail != 0 && last >> tail != 0 {
-            // the byte (little-endian words) of the lowest bit set past the last slot
-            let bit = (words - 1) * 64 + tail + u64::from((last >> tail).trailing_zeros());
+        let (last, tail) = (words as usize - 1, slots * u64::from(b + 1) % 64);
+        let stray = if tail == 0 {
+            0
+        } else {
+            entry_part[last] & (u64::MAX << tail)
+        };
+        if stray != 0 {
             return Err(Error::corrupt(
-                c.payload_offset() + (bit / 8) as usize,
+                c.payload_offset() + crate::bits::lowest_set_byte(last, stray),
                 "bits set past the last slot",
             ));
         }

@@ -125,10 +125,8 @@ impl AgingBloom<NoClock> {
             }
             let outside = w & !allowed;
             if outside != 0 {
-                // the byte (little-endian words) of the lowest bit set outside
-                let byte = 8 * (g as usize + i) + outside.trailing_zeros() as usize / 8;
                 return Err(Error::corrupt(
-                    c.payload_offset() + byte,
+                    c.payload_offset() + crate::bits::lowest_set_byte(g as usize + i, outside),
                     "bits set outside the generations",
                 ));
             }
