@@ -1,0 +1,216 @@
+//! Edges of the sliding-window Bloom filter and the aging Bloom filter (`src/window/`) that the
+//! other tests leave open: the accessors on shapes small enough to work out by hand (k = 1 and
+//! W = S, so that every insert sets one bit and every slide archives one chunk of one bit),
+//! the archive's set bits and bytes, and the decoders' errors with their byte offsets. Each
+//! test was written against a mutant of `src/window/*.rs` that cargo-mutants found the lib,
+//! batch, fpr_model, schema, wire_edges and limit tests let through.
+
+use amq::window::{SlidingWindowBloom, WindowParams};
+
+#[path = "common/errors.rs"]
+mod errors;
+
+/// W = S = 64 bits, B = 1, k = 1: the window is one chunk, it slides at every insert, and the
+/// item at position L sets exactly one bit, in chunk L.
+const ONE_BIT: WindowParams = WindowParams {
+    window_bits: 64,
+    chunk_bits: 64,
+    batch: 1,
+    k: 1,
+};
+
+// ---- mod.rs: the accessors
+
+/// A filter reports the seed it was built with, and keeps it through its file: the seed
+/// decides the bits, so a filter with another seed would answer other items.
+#[test]
+fn the_seed_is_the_one_given() {
+    for seed in [0, 1, 0x5eed_cafe_f00d_0042, u64::MAX] {
+        let mut f = SlidingWindowBloom::new(ONE_BIT, seed).unwrap();
+        assert_eq!(f.seed(), seed);
+        f.insert("a").unwrap();
+        assert_eq!(
+            SlidingWindowBloom::from_bytes(&f.to_bytes())
+                .unwrap()
+                .seed(),
+            seed
+        );
+    }
+}
+
+/// With k = 1 and W = S, inserting at positions 0 .. n sets one bit in each of chunks 0 .. n
+/// and the insert at position L archives chunk L − 1 with its one bit: after n inserts the
+/// archive holds n − 1 chunks and n − 1 set bits, and the window one bit of 64. No bit can
+/// collide with another, each chunk having one item.
+#[test]
+fn the_archive_counts_one_bit_per_chunk_when_k_is_one() {
+    let mut f = SlidingWindowBloom::new(ONE_BIT, 7).unwrap();
+    assert_eq!((f.archived_chunks(), f.archived_bits_set()), (0, 0));
+    f.insert(&0u32).unwrap();
+    assert_eq!((f.archived_chunks(), f.archived_bits_set()), (0, 0));
+    for i in 1..10u32 {
+        assert_eq!(f.insert(&i).unwrap(), u64::from(i));
+        assert_eq!(f.archived_chunks(), u64::from(i));
+        assert_eq!(f.archived_bits_set(), u64::from(i));
+    }
+    assert_eq!(f.window_fill(), 1.0 / 64.0);
+    // and as read back from its file, where the sums are counted afresh
+    let g = SlidingWindowBloom::from_bytes(&f.to_bytes()).unwrap();
+    assert_eq!((g.archived_chunks(), g.archived_bits_set()), (9, 9));
+}
+
+/// A filter's size is its W-bit window, W/8 bytes, plus its archive: 1024/8 = 128 bytes and an
+/// empty archive (0 bytes) when new, and still W/8 more than the archive once chunks left.
+#[test]
+fn the_size_is_the_window_bytes_plus_the_archive() {
+    let p = WindowParams {
+        window_bits: 1024,
+        chunk_bits: 256,
+        batch: 1,
+        k: 3,
+    };
+    let mut f = SlidingWindowBloom::new(p, 0).unwrap();
+    assert_eq!((f.archive_bytes(), f.size_bytes()), (0, 128));
+    for i in 0..20u32 {
+        f.insert(&i).unwrap();
+    }
+    assert!(f.archived_chunks() > 0);
+    assert_eq!(f.size_bytes(), 128 + f.archive_bytes());
+}
+
+/// The batch t = ⌊L/B⌋ of a position may be at most 2⁶⁴ − 1 − 2·W/S, so that a window's end
+/// t + W/S and the one after stay in 64 bits: with W/S = 4 chunks and B = 1, position
+/// 2⁶⁴ − 9 is the last accepted (and its item is found there), 2⁶⁴ − 8 is refused as
+/// `position` and answers absent. Pins the bound's `>` and its `2·W/S`.
+#[test]
+fn the_last_addressable_position_is_two_windows_below_the_end() {
+    let p = WindowParams {
+        window_bits: 256,
+        chunk_bits: 64,
+        batch: 1,
+        k: 2,
+    };
+    let last = u64::MAX - 8;
+    let mut f = SlidingWindowBloom::new(p, 0).unwrap();
+    assert!(f.insert_at("x", last).unwrap());
+    assert!(f.contains("x", last));
+    assert_eq!(f.next_position(), last + 1);
+    assert_eq!(errors::invalid(f.insert_at("x", last + 1)), "position");
+    assert!(!f.contains("x", last + 1));
+}
+
+/// W = 256, S = 64 (4 chunks), k = 1, and a window full of ones (B = 10,000 items in batch
+/// 0): a query at batch t = 1 covers chunks 1 ..= 4, and chunk 4 is past the active window
+/// (chunks 0 ..= 3), where nothing was set. So it answers yes exactly when its one index
+/// falls in the first 3·64 bits of its window: about 3/4 of fresh items, not all of them.
+/// At t = 3 it is 1/4, and at t = 4 (nothing of the window active) none.
+#[test]
+fn a_query_window_past_the_active_one_reads_nothing_there() {
+    let p = WindowParams {
+        window_bits: 256,
+        chunk_bits: 64,
+        batch: 10_000,
+        k: 1,
+    };
+    let mut f = SlidingWindowBloom::new(p, 3).unwrap();
+    let mut i = 0u32;
+    while f.window_fill() < 1.0 {
+        f.insert(&i).unwrap();
+        i += 1;
+    }
+    assert!(
+        f.next_position() < p.batch,
+        "the window filled within batch 0"
+    );
+    let fraction = |t: u64| {
+        let n = 4_000u32;
+        let hits = (0..n)
+            .filter(|j| f.contains(&(1_000_000 + j), t * p.batch))
+            .count();
+        hits as f64 / f64::from(n)
+    };
+    assert!((fraction(1) - 0.75).abs() < 0.05, "{}", fraction(1));
+    assert!((fraction(3) - 0.25).abs() < 0.05, "{}", fraction(3));
+    assert_eq!(fraction(4), 0.0);
+}
+
+/// An item inserted at position 0 is found there after the window jumped 2⁵⁸ chunks ahead
+/// (B = 1, S = 64): chunk 0 is far behind the window, so every index of the query is in the
+/// archive. The distance 2⁵⁸ chunks is 2⁶⁴ bits: the placement clamps it to W rather than
+/// multiplying it by S.
+#[test]
+fn an_item_is_found_after_the_window_jumped_far_ahead() {
+    let p = WindowParams {
+        window_bits: 256,
+        chunk_bits: 64,
+        batch: 1,
+        k: 3,
+    };
+    let mut f = SlidingWindowBloom::new(p, 0).unwrap();
+    f.insert_at("old", 0).unwrap();
+    f.insert_at("new", 1 << 58).unwrap();
+    assert_eq!(f.window_start_chunk(), 1 << 58);
+    assert!(f.contains("old", 0));
+    assert!(f.contains("new", 1 << 58));
+}
+
+/// Insert answers whether any of the item's bits was zero: an item's first insert into a chunk
+/// nothing else touched sets k zero bits (`true`), and inserting it again at the same position
+/// finds all k set (`false`). Both in the active window (W = S, B = 1: each position its own
+/// chunk) and in the archive: positions 1 and 3 are left empty, so their chunks were never
+/// archived, and a late insert there creates them; position 0's chunk is archived with one
+/// item, and the item's repeat finds its bit there.
+#[test]
+fn insert_reports_a_new_bit_in_the_window_and_in_the_archive() {
+    let p = WindowParams { k: 3, ..ONE_BIT };
+    let mut f = SlidingWindowBloom::new(p, 5).unwrap();
+    for (item, position) in [("a", 0), ("b", 2), ("c", 4)] {
+        assert!(f.insert_at(item, position).unwrap(), "{item} at {position}");
+        assert!(!f.insert_at(item, position).unwrap(), "{item} again");
+    }
+    assert_eq!(f.window_start_chunk(), 4);
+    // the archive: chunks 0 and 2 (one item each); 1 and 3 were skipped
+    assert_eq!(f.archived_chunks(), 2);
+    assert!(f.insert_at("d", 1).unwrap());
+    assert!(!f.insert_at("d", 1).unwrap());
+    assert!(f.insert_at("e", 3).unwrap());
+    assert!(!f.insert_at("a", 0).unwrap());
+    assert!(!f.insert_at("b", 2).unwrap());
+    assert_eq!(f.archived_chunks(), 4);
+    for (item, position) in [("a", 0), ("d", 1), ("b", 2), ("e", 3), ("c", 4)] {
+        assert!(f.contains(item, position));
+    }
+}
+
+/// The bytes the next insert may add, from its definition: 0 while the next position is in
+/// the window's last batch; when it slides, one chunk's bitmap (S/8 = 32 bytes for S = 256)
+/// with its allocation (32 bytes), and the archive entries the list grows by (40 bytes each,
+/// as [`SlidingWindowBloom::archive_bytes`] documents; room for len + ⌊len/8⌋ entries, so one
+/// more at 0 or 1 archived chunks, and two more from 7 to 8).
+#[test]
+fn next_insert_bytes_counts_one_chunk_and_the_archive_entries_it_adds() {
+    // W = S: every batch's bits fall in its own chunk, so no archived chunk is empty
+    let p = WindowParams {
+        window_bits: 256,
+        chunk_bits: 256,
+        batch: 2,
+        k: 3,
+    };
+    let mut f = SlidingWindowBloom::new(p, 0).unwrap();
+    assert_eq!(f.next_insert_bytes(), 0);
+    f.insert("a").unwrap(); // position 0; position 1 is in batch 0 too
+    assert_eq!(f.next_insert_bytes(), 0);
+    f.insert("b").unwrap(); // position 2 slides: 0 → 1 archived chunks
+    assert_eq!(f.next_insert_bytes(), 32 + 32 + 40);
+    f.insert("c").unwrap();
+    assert_eq!(f.archived_chunks(), 1);
+    assert_eq!(f.next_insert_bytes(), 0);
+    f.insert("d").unwrap(); // 1 → 2: room(2) − room(1) = 1 entry
+    assert_eq!(f.next_insert_bytes(), 32 + 32 + 40);
+    for i in 4..16u32 {
+        f.insert(&i).unwrap();
+    }
+    assert_eq!(f.archived_chunks(), 7);
+    // 7 → 8 archived chunks: room(8) − room(7) = 9 − 7 = 2 entries
+    assert_eq!(f.next_insert_bytes(), 32 + 32 + 2 * 40);
+}
