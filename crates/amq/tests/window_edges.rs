@@ -214,3 +214,100 @@ fn next_insert_bytes_counts_one_chunk_and_the_archive_entries_it_adds() {
     // 7 → 8 archived chunks: room(8) − room(7) = 9 − 7 = 2 entries
     assert_eq!(f.next_insert_bytes(), 32 + 32 + 2 * 40);
 }
+
+// ---- encoding.rs: the sliding-window filter's file
+
+/// `bytes` with parameter word `i` set to `value`, the payload unchanged.
+fn with_param(bytes: &[u8], i: usize, value: u64) -> Vec<u8> {
+    let c = amq::wire::decode(bytes).unwrap();
+    let mut params = c.params.to_vec();
+    params[i] = value;
+    amq::wire::encode(c.kind, &params, c.payload)
+}
+
+/// A file's window start is ⌊(next − 1)/B⌋ (next, parameter word 5 at byte 64), and it must
+/// leave room for two windows of W/S chunks below 2⁶⁴ as a filter's does: with W/S = 4 and
+/// B = 1, next = 2⁶⁴ − 8 (window start 2⁶⁴ − 9, the last a filter reaches) reads back, and
+/// next = 2⁶⁴ − 7 is refused at the shape's byte 24.
+#[test]
+fn a_file_whose_window_passes_the_addressable_ones_is_refused() {
+    let p = WindowParams {
+        window_bits: 256,
+        chunk_bits: 64,
+        batch: 1,
+        k: 2,
+    };
+    let mut f = SlidingWindowBloom::new(p, 0).unwrap();
+    f.insert_at("x", u64::MAX - 8).unwrap();
+    let bytes = f.to_bytes();
+    assert_eq!(amq::wire::decode(&bytes).unwrap().params[5], u64::MAX - 7);
+    let g = SlidingWindowBloom::from_bytes(&bytes).unwrap();
+    assert_eq!(g, f);
+    assert!(g.contains("x", u64::MAX - 8));
+    let past = with_param(&bytes, 5, u64::MAX - 6);
+    assert_eq!(
+        errors::corrupt_at(SlidingWindowBloom::from_bytes(&past)),
+        24
+    );
+}
+
+/// A file of the `ONE_BIT` shape (W = S = 64, B = 1, k = 1) built by hand from the layout:
+/// next position 3 (window start 2), the ring's one word, and two archive records, chunk 0
+/// with one offset (sparse: 32·1 < 64) and chunk 1 with two bits (a bitmap: 32·2 ≥ 64), each
+/// word given by the closure's index: ring 0, then chunk, count, offsets of record 0 (1..=3),
+/// then chunk, count, bitmap of record 1 (4..=6).
+fn hand_file(records: u64, edit: impl Fn(&mut [u64; 7])) -> Vec<u8> {
+    cut_hand_file(records, 7, edit)
+}
+
+/// [`hand_file`] with only its first `len` payload words.
+fn cut_hand_file(records: u64, len: usize, edit: impl Fn(&mut [u64; 7])) -> Vec<u8> {
+    let mut words = [1 << 9, 0, 1, 37, 1, 2, (1 << 3) | (1 << 60)];
+    edit(&mut words);
+    let payload: Vec<u8> = words[..len].iter().flat_map(|w| w.to_le_bytes()).collect();
+    let params = [64, 64, 1, 1, 0, 3, 3, records, 2];
+    amq::wire::encode(amq::wire::Kind::SlidingWindowBloom, &params, &payload)
+}
+
+/// The hand-built file reads back with its two records (3 archived bits) and writes back byte
+/// for byte, and so does one whose chunk 1 has all its 64 bits set (a count of S is allowed).
+/// Each broken field is refused at its own byte: the payload starts at 128 (9 parameter
+/// words), the ring takes 128..136, record 0 is at 136 (chunk), 144 (count) and 152
+/// (offsets), record 1 at 160, 168 and 176, and the payload ends at 184 (or is cut short).
+#[test]
+fn archive_records_are_refused_at_their_file_bytes() {
+    let good = hand_file(2, |_| {});
+    let f = SlidingWindowBloom::from_bytes(&good).unwrap();
+    assert_eq!((f.archived_chunks(), f.archived_bits_set()), (2, 3));
+    assert_eq!((f.window_start_chunk(), f.next_position()), (2, 3));
+    assert_eq!(f.to_bytes(), good);
+    // a chunk may have all S of its bits set
+    let full = hand_file(2, |w| (w[5], w[6]) = (64, u64::MAX));
+    let f = SlidingWindowBloom::from_bytes(&full).unwrap();
+    assert_eq!(f.archived_bits_set(), 1 + 64);
+    assert_eq!(f.to_bytes(), full);
+    let at = |bytes: Vec<u8>| errors::corrupt_at(SlidingWindowBloom::from_bytes(&bytes));
+    assert_eq!(
+        at(hand_file(2, |w| w[1] = 2)),
+        136,
+        "chunk 2 is not below the window"
+    );
+    assert_eq!(at(hand_file(2, |w| w[2] = 0)), 144, "an empty record");
+    assert_eq!(at(hand_file(2, |w| w[2] = 65)), 144, "more bits than S");
+    assert_eq!(at(hand_file(2, |w| w[3] = 37 | 1 << 32)), 152, "padding");
+    assert_eq!(at(hand_file(2, |w| w[3] = 64)), 152, "an offset of S");
+    assert_eq!(at(hand_file(2, |w| w[4] = 0)), 160, "chunk 0 again");
+    assert_eq!(
+        at(hand_file(2, |w| w[5] = 3)),
+        176,
+        "a bitmap of 2 bits counted 3"
+    );
+    assert_eq!(at(cut_hand_file(2, 3, |_| {})), 152, "offsets past the end");
+    assert_eq!(
+        at(cut_hand_file(2, 6, |_| {})),
+        176,
+        "a bitmap past the end"
+    );
+    assert_eq!(at(hand_file(3, |_| {})), 184, "a third record past the end");
+    assert_eq!(at(hand_file(1, |_| {})), 160, "bytes after the last record");
+}
