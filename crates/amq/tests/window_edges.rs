@@ -1,11 +1,16 @@
 //! Edges of the sliding-window Bloom filter and the aging Bloom filter (`src/window/`) that the
 //! other tests leave open: the accessors on shapes small enough to work out by hand (k = 1 and
 //! W = S, so that every insert sets one bit and every slide archives one chunk of one bit),
-//! the archive's set bits and bytes, and the decoders' errors with their byte offsets. Each
-//! test was written against a mutant of `src/window/*.rs` that cargo-mutants found the lib,
-//! batch, fpr_model, schema, wire_edges and limit tests let through.
+//! the archive's set bits and bytes, the decoders' errors with their byte offsets, and the
+//! aging filter's rotations by count and by time. The sliding-window tests were each written
+//! against a mutant of `src/window/mod.rs` or `encoding.rs` that cargo-mutants found the lib,
+//! batch, fpr_model, schema, wire_edges and limit tests let through; the aging ones against
+//! the few aging.rs mutants the run reached, and checked against hand-applied mutants of the
+//! rest (counts, sizes, rates, the live generations, rotate and expire).
 
-use amq::window::{SlidingWindowBloom, WindowParams};
+use amq::clock::ManualClock;
+use amq::window::{AgingBloom, Rotation, SlidingWindowBloom, WindowParams};
+use amq::{Filter, Insert};
 
 #[path = "common/errors.rs"]
 mod errors;
@@ -310,4 +315,242 @@ fn archive_records_are_refused_at_their_file_bytes() {
     );
     assert_eq!(at(hand_file(3, |_| {})), 184, "a third record past the end");
     assert_eq!(at(hand_file(1, |_| {})), 160, "bytes after the last record");
+}
+
+// ---- aging.rs and aging/: the aging Bloom filter
+
+/// g = 3 generations of c = 2 insertions: the third insert rotates (generation 1 becomes the
+/// current one, epoch 1), the fifth again (generation 2, epoch 2), the seventh clears
+/// generation 0 for its new items (epoch 3). The counts, newest first, follow: [1, 2, 2] after
+/// 5 inserts, [2, 2, 2] after 6, [1, 2, 2] after 7.
+#[test]
+fn count_rotation_moves_one_generation_every_c_inserts() {
+    let mut f = AgingBloom::new(64, 2, 3, Rotation::Count(2), 0).unwrap();
+    assert_eq!((f.m(), f.k(), f.generations()), (64, 2, 3));
+    assert_eq!((f.rotation(), f.seed()), (Rotation::Count(2), 0));
+    assert_eq!((f.generation_counts(), f.epoch()), (vec![0, 0, 0], 0));
+    for i in 0..5u32 {
+        f.insert(&i).unwrap();
+    }
+    assert_eq!((f.generation_counts(), f.epoch()), (vec![1, 2, 2], 2));
+    f.insert(&5u32).unwrap();
+    assert_eq!((f.generation_counts(), f.epoch()), (vec![2, 2, 2], 2));
+    f.insert(&6u32).unwrap();
+    assert_eq!((f.generation_counts(), f.epoch()), (vec![1, 2, 2], 3));
+    assert_eq!(f.inserted(), 7);
+}
+
+/// Bit i of the g generations sits in a group of G bits, G = g rounded up to a power of two:
+/// m = 64 and g = 3 (G = 4) take 256 bits, 32 bytes; m = 10 and g = 5 (G = 8) take 80 bits,
+/// rounded up to 2 words, 16 bytes. With k = 1 one insert sets one of the g·m generation bits.
+#[test]
+fn the_generations_take_m_groups_of_g_rounded_up() {
+    let mut f = AgingBloom::new(64, 1, 3, Rotation::Count(2), 0).unwrap();
+    assert_eq!(f.size_bytes(), 32);
+    assert_eq!(
+        AgingBloom::new(10, 1, 5, Rotation::Count(2), 0)
+            .unwrap()
+            .size_bytes(),
+        16
+    );
+    assert_eq!(f.fill_ratio(), 0.0);
+    f.insert("a").unwrap();
+    assert_eq!(f.fill_ratio(), 1.0 / 192.0);
+}
+
+/// An aging file (10 parameter words: the payload at byte 128) is refused at the byte of what
+/// is wrong in it: the rotation kind (word 4, byte 56), the current generation (word 6, byte
+/// 72), a shape `check` refuses (byte 24), the count of generation j over c (payload byte 8j),
+/// and a bit set outside the generations, at its own byte: m = 10, g = 3 (G = 4) take 40 bits
+/// of the one word after the 3 counts, at byte 128 + 24; bit 3 (generation 3, padding) is in
+/// that word's byte 0, bit 43 (group 10, past m) in its byte 5.
+#[test]
+fn the_aging_decoder_names_the_byte_of_what_is_wrong() {
+    let mut f = AgingBloom::new(10, 1, 3, Rotation::Count(2), 0).unwrap();
+    f.insert("a").unwrap();
+    let good = f.to_bytes();
+    let c = amq::wire::decode(&good).unwrap();
+    assert_eq!((c.params.len(), c.payload.len()), (10, 32));
+    let at = |bytes: Vec<u8>| errors::corrupt_at(AgingBloom::from_bytes(&bytes));
+    assert_eq!(at(with_param(&good, 4, 2)), 56);
+    assert_eq!(at(with_param(&good, 6, 3)), 72);
+    assert_eq!(at(with_param(&good, 1, 0)), 24);
+    let with_word = |i: usize, w: u64| {
+        let mut payload = c.payload.to_vec();
+        payload[8 * i..8 * i + 8].copy_from_slice(&w.to_le_bytes());
+        amq::wire::encode(c.kind, &c.params, &payload)
+    };
+    assert!(
+        AgingBloom::from_bytes(&with_word(2, 2)).is_ok(),
+        "a count of c"
+    );
+    assert_eq!(at(with_word(2, 3)), 128 + 16);
+    let bits = u64::from_le_bytes(c.payload[24..32].try_into().unwrap());
+    assert_eq!(at(with_word(3, bits | 1 << 3)), 128 + 24);
+    assert_eq!(at(with_word(3, bits | 1 << 43)), 128 + 24 + 5);
+    assert!(
+        AgingBloom::from_bytes(&with_word(3, bits | 1 << 38)).is_ok(),
+        "group 9, gen 2"
+    );
+}
+
+/// Time rotation with g = 3 and Δ = 10: an item inserted at time 0 (interval 0) is found
+/// until the interval it lives in is g intervals old, so up to time 29 and not at 30, with no
+/// insert between; one inserted at 9 lives (g − 1)·Δ = 20 ticks more, to 29. A clock more
+/// than Δ behind the newest interval's start is refused, one at most Δ behind is not.
+#[test]
+fn time_rotation_forgets_after_g_intervals() {
+    let clock = ManualClock::new(0);
+    let mut f = AgingBloom::new(1 << 12, 4, 3, Rotation::Time(10), 0)
+        .unwrap()
+        .with_clock(clock.clone());
+    f.insert("a").unwrap();
+    clock.set(9);
+    f.insert("b").unwrap();
+    clock.set(29);
+    assert!(f.contains("a") && f.contains("b"));
+    clock.set(30);
+    assert!(!f.contains("a") && !f.contains("b"));
+    clock.set(100);
+    f.insert("c").unwrap();
+    assert_eq!(f.epoch(), 10);
+    clock.set(90);
+    assert!(f.check_clock().is_ok());
+    clock.set(89);
+    assert_eq!(errors::invalid(f.check_clock()), "now");
+}
+
+/// Insert answers whether any of the item's k bits was zero in the current generation: a
+/// first insert into an empty filter sets bits (`true`), its repeat finds them (`false`), and
+/// after a rotation the new current generation is empty again (`true`), whatever the older
+/// generations hold.
+#[test]
+fn aging_insert_reports_a_new_bit_in_the_current_generation() {
+    let mut f = AgingBloom::new(1 << 10, 3, 4, Rotation::Count(2), 0).unwrap();
+    assert!(f.insert("a").unwrap());
+    assert!(!f.insert("a").unwrap());
+    assert!(f.insert("a").unwrap(), "generation 1 is empty");
+}
+
+/// g = 64 generations fill a 64-bit group: with c = 1 every insert after the first rotates,
+/// so an item (here in generation 1) is found through the next 63 inserts and forgotten at the
+/// 64th, which clears its generation (m = 2¹⁶ bits and k = 4 leave no room for a chance
+/// match of these few).
+#[test]
+fn sixty_four_generations_remember_sixty_three_inserts() {
+    let mut f = AgingBloom::new(1 << 16, 4, 64, Rotation::Count(1), 0).unwrap();
+    f.insert("w").unwrap(); // generation 0
+    f.insert("x").unwrap(); // generation 1
+    for i in 0..63u32 {
+        f.insert(&i).unwrap();
+        assert!(f.contains("x"), "after {} more", i + 1);
+    }
+    f.insert("y").unwrap();
+    assert!(!f.contains("x"));
+    assert!(f.contains("y") && f.contains(&0u32));
+}
+
+/// A clock jump of many intervals rotates the ring as that many single steps would: g = 3,
+/// Δ = 10, from interval 2 to interval 13, in one `expire` or in eleven. The files agree byte
+/// for byte: the first insert, at time 20, rotated twice (generation 2), and 11 more steps
+/// make the current generation (2 + 11) mod 3 = 1, epoch 13. A jump to the end of time (Δ = 1,
+/// now = 2⁶⁴ − 1) from generation 1 lands on a generation of the ring, without overflow.
+#[test]
+fn a_long_clock_jump_rotates_as_single_steps_do() {
+    let start = |clock: &ManualClock| {
+        let mut f = AgingBloom::new(256, 3, 3, Rotation::Time(10), 0)
+            .unwrap()
+            .with_clock(clock.clone());
+        f.insert("a").unwrap();
+        f
+    };
+    let (jump, steps) = (ManualClock::new(20), ManualClock::new(20));
+    let (mut j, mut s) = (start(&jump), start(&steps));
+    jump.set(130);
+    j.expire();
+    for t in 3..=13 {
+        steps.set(10 * t);
+        s.expire();
+    }
+    assert_eq!(j.epoch(), 13);
+    assert_eq!(j.to_bytes(), s.to_bytes());
+    assert_eq!(amq::wire::decode(&j.to_bytes()).unwrap().params[6], 1);
+
+    let clock = ManualClock::new(0);
+    let mut f = AgingBloom::new(256, 3, 3, Rotation::Time(1), 0)
+        .unwrap()
+        .with_clock(clock.clone());
+    clock.set(1);
+    f.insert("a").unwrap(); // generation 1
+    clock.set(u64::MAX);
+    f.expire();
+    assert_eq!(f.epoch(), u64::MAX);
+    assert_eq!(f.generation_counts(), vec![0, 0, 0]);
+}
+
+/// The bound and the estimate from their formulas: each generation of n items answers by
+/// chance with εₙ = (1 − (1 − 1/m)^(k·n))^k; the bound is 1 − (1 − ε_c)^g for c the capacity
+/// (or, rotated by time, the fullest generation's count), the estimate 1 − Π(1 − ε_nⱼ) over
+/// the live generations. Time rotation, g = 3, Δ = 10: 3 items in interval 0, 5 in
+/// interval 1; at time 30 interval 0's generation has expired.
+#[test]
+fn the_fpr_bound_and_estimate_follow_their_formulas() {
+    let (m, k) = (256u64, 3u32);
+    let eps = |n: u64| (1.0 - (1.0 - 1.0 / m as f64).powf(f64::from(k) * n as f64)).powi(3);
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * b.max(1e-300);
+    let counted = AgingBloom::new(m, k, 3, Rotation::Count(7), 0).unwrap();
+    assert!(close(counted.fpr_bound(), 1.0 - (1.0 - eps(7)).powi(3)));
+    let clock = ManualClock::new(0);
+    let mut f = AgingBloom::new(m, k, 3, Rotation::Time(10), 0)
+        .unwrap()
+        .with_clock(clock.clone());
+    assert_eq!((f.fpr_bound(), f.estimated_fpr()), (0.0, 0.0));
+    for i in 0..3u32 {
+        f.insert(&i).unwrap();
+    }
+    clock.set(10);
+    for i in 3..8u32 {
+        f.insert(&i).unwrap();
+    }
+    assert_eq!(f.generation_counts(), vec![5, 3, 0]);
+    assert!(close(f.fpr_bound(), 1.0 - (1.0 - eps(5)).powi(3)));
+    let both = 1.0 - (1.0 - eps(3)) * (1.0 - eps(5));
+    assert!(
+        close(f.estimated_fpr(), both),
+        "{} {both}",
+        f.estimated_fpr()
+    );
+    clock.set(30);
+    assert!(close(f.estimated_fpr(), eps(5)));
+}
+
+/// A serialised aging spec that leaves g out gets the documented default,
+/// `DEFAULT_GENERATIONS` = 4 generations, not 0 or 1 (which no aging filter accepts).
+#[cfg(feature = "serde")]
+#[test]
+fn an_aging_spec_without_generations_has_four() {
+    let json = serde_json::json!({"kind": "aging-bloom", "window": 1000, "fpr": 0.01});
+    let spec: amq::math::Spec = serde_json::from_value(json).unwrap();
+    match spec {
+        amq::math::Spec::AgingBloom { generations, .. } => assert_eq!(generations, 4),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(amq::window::DEFAULT_GENERATIONS, 4);
+}
+
+/// The aging filter's k may be 1 to 64, both ends included (64 the most a Bloom filter of
+/// this crate takes); k = 0 and 65 are refused as `k`.
+#[test]
+fn aging_k_runs_from_one_to_sixty_four() {
+    for k in [1, 64] {
+        let mut f = AgingBloom::new(64, k, 2, Rotation::Count(1), 0).unwrap();
+        f.insert("a").unwrap();
+        assert!(f.contains("a"));
+    }
+    for k in [0, 65] {
+        assert_eq!(
+            errors::invalid(AgingBloom::new(64, k, 2, Rotation::Count(1), 0)),
+            "k"
+        );
+    }
 }
