@@ -6,7 +6,7 @@
 //! rln, limit and batch tests let through.
 
 use amq::math::PlanDetails;
-use amq::rln::{epoch_bytes_for, fingerprint_bits_for, plan, RlnSpec};
+use amq::rln::{epoch_bytes_for, fingerprint_bits_for, plan, RlnSpec, SlidingWindowCuckoo};
 use amq::Error;
 
 #[path = "common/errors.rs"]
@@ -99,4 +99,159 @@ fn plan_m_and_bits_per_key_count_slots_not_padded_bytes() {
     .unwrap();
     assert_eq!((one.m_bits, one.bytes), (16, 2));
     assert_eq!(one.bits_per_key, 16.0);
+}
+
+// ---- mod.rs
+
+/// The shape's limits are inclusive: k = 36 (2³⁶ buckets, the largest epoch table) and
+/// B = 4 · 2ᵏ (every slot of a table) are accepted, and nothing is allocated before the first
+/// registration, so a set of 2³⁶-bucket epochs is cheap to create; k = 37 and B = 4 · 2ᵏ + 1
+/// are refused, naming the parameter. The set reports the B it was made with. Against the
+/// mutants `>` → `>=` of the k limit in `check` and `epoch_items` → 0 and → 1.
+#[test]
+fn the_largest_shape_is_accepted_and_reported() {
+    let set = SlidingWindowCuckoo::new(1, 12, 36, 0).unwrap();
+    assert_eq!(
+        (set.log2_buckets(), set.epochs(), set.size_bytes()),
+        (36, 0, 0)
+    );
+    assert_eq!(
+        invalid(SlidingWindowCuckoo::new(1, 12, 37, 0)),
+        "log2_buckets"
+    );
+    let full = SlidingWindowCuckoo::new(4 << 3, 12, 3, 0).unwrap();
+    assert_eq!(full.epoch_items(), 32);
+    assert_eq!(
+        invalid(SlidingWindowCuckoo::new(33, 12, 3, 0)),
+        "epoch_items"
+    );
+    let planned = SlidingWindowCuckoo::with_fpr(1_000, 0.01, 0).unwrap();
+    assert_eq!(planned.epoch_items(), 1_000);
+}
+
+/// Epochs of B = 2 registrations, open tables of 4 buckets of 4 twelve-bit slots (6 bytes a
+/// bucket): after 5 registrations epochs 0 and 1 are full, closed and compacted to one bucket
+/// (2 members fit one bucket at the planned load 0.5), and epoch 2 is open with one member.
+/// The table bytes are 6 + 6 + 24 = 36 and m = (1 + 1 + 4) · 4 · 12 = 288 bits; closing
+/// returns the open epoch, 2, and then there is none to close. Against the mutants
+/// `open_epoch` → `Some(0)` and → `Some(1)`, `table_bytes` → 0 and → 1, and `m` → 0 and → 1.
+#[test]
+fn table_bytes_and_m_sum_the_epochs_open_and_compacted() {
+    let mut set = SlidingWindowCuckoo::new(2, 12, 2, 0).unwrap();
+    assert_eq!((set.open_epoch(), set.table_bytes(), set.m()), (None, 0, 0));
+    let epochs: Vec<u64> = (0..5u32).map(|i| set.register(&i).unwrap()).collect();
+    assert_eq!(epochs, [0, 0, 1, 1, 2]);
+    let buckets: Vec<u64> = (0..3).map(|e| set.epoch(e).unwrap().buckets).collect();
+    assert_eq!(buckets, [1, 1, 4]);
+    assert_eq!(set.table_bytes(), 36);
+    assert_eq!(set.m(), 288);
+    assert_eq!(set.open_epoch(), Some(2));
+    assert_eq!(set.close(), Some(2));
+    assert_eq!((set.open_epoch(), set.close()), (None, None));
+    assert_eq!(set.table_bytes(), 18); // epoch 2 compacted to one bucket too
+}
+
+/// ε of a query at an epoch of load α with f-bit fingerprints, `1 − (1 − 1/(2^f − 1))^(8α)`.
+fn epoch_rate(f: i32, alpha: f64) -> f64 {
+    1.0 - (1.0 - 1.0 / (2f64.powi(f) - 1.0)).powf(8.0 * alpha)
+}
+
+/// ε per epoch follows each epoch's own load: epochs of B = 8 in tables of 4 buckets (16
+/// slots) of 8-bit fingerprints; epoch 0 full (α = 8/16, kept at 4 buckets: 8 members need 4
+/// at the planned load 0.5), epoch 1 open with 3 (α = 3/16). An epoch not held answers 0; the
+/// set's estimate is its worst epoch, epoch 0, and an export of epoch 1 alone (first epoch 1)
+/// estimates epoch 1's. The model for n members in an open-size table is ε at α = n/16.
+/// Against the mutants of `epoch_fpr`, `estimated_fpr` and `expected_fpr` to constants and
+/// `+` → `*` in `estimated_fpr`'s range of epochs.
+#[test]
+fn fpr_per_epoch_follows_each_epochs_load() {
+    let mut set = SlidingWindowCuckoo::new(8, 8, 2, 0).unwrap();
+    for i in 0..11u32 {
+        set.register(&i).unwrap();
+    }
+    let e0 = set.epoch(0).unwrap();
+    assert_eq!((e0.registered, e0.members, e0.buckets), (8, 8, 4));
+    let (full, open) = (epoch_rate(8, 0.5), epoch_rate(8, 3.0 / 16.0));
+    assert!((set.epoch_fpr(0) - full).abs() < 1e-12);
+    assert!((set.epoch_fpr(1) - open).abs() < 1e-12);
+    assert_eq!(set.epoch_fpr(2), 0.0);
+    assert!((set.estimated_fpr() - full).abs() < 1e-12);
+    let part = set.export_epoch(1).unwrap();
+    assert!((part.estimated_fpr() - open).abs() < 1e-12);
+    assert!((set.expected_fpr(8) - full).abs() < 1e-12);
+    assert!((set.expected_fpr(3) - open).abs() < 1e-12);
+    assert_eq!(set.expected_fpr(0), 0.0);
+}
+
+/// Slashing at an epoch not held changes nothing and answers `false`, including the epoch
+/// right after the last held (the index one past the end): in a set with no epoch, epoch 0;
+/// with epochs 0 and 1 (B = 2, 4 registrations, none open), epoch 2. Against the mutant
+/// `<` → `<=` of the held-epoch check in `slash_hash`, which indexes past the end and panics.
+#[test]
+fn slashing_at_the_next_epoch_is_refused() {
+    let mut set = SlidingWindowCuckoo::new(2, 12, 1, 0).unwrap();
+    assert!(!set.slash("alice", 0));
+    for i in 0..4u32 {
+        set.register(&i).unwrap();
+    }
+    assert_eq!((set.epochs(), set.open_epoch()), (2, None));
+    let before = set.clone();
+    assert!(!set.slash(&0u32, 2));
+    assert_eq!(set, before);
+}
+
+/// Epoch numbers stop at 2⁶⁴ − 2: a set's first epoch number plus its count of epochs must
+/// fit in a u64, as the decoder checks. A set decoded with one closed epoch numbered 2⁶⁴ − 3
+/// opens epoch 2⁶⁴ − 2 and round trips through its file (2⁶⁴ − 3 + 2 fits); one numbered
+/// 2⁶⁴ − 2 is refused a new epoch, saying so, unchanged. Against the mutant `+` → `*` in
+/// `start_epoch`'s check, which opened the epoch past that and wrote a file that did not load.
+#[test]
+fn registrations_stop_when_the_epoch_numbers_run_out() {
+    let mut set = SlidingWindowCuckoo::new(2, 12, 1, 0).unwrap();
+    set.register("alice").unwrap();
+    set.close();
+    let bytes = set.to_bytes();
+    let c = amq::wire::decode(&bytes).unwrap();
+    let with_first = |first: u64| {
+        let mut params = c.params.clone();
+        params[5] = first; // the first epoch's number
+        let file = amq::wire::encode(amq::wire::Kind::SlidingWindowCuckoo, &params, c.payload);
+        SlidingWindowCuckoo::from_bytes(&file).unwrap()
+    };
+    let mut late = with_first(u64::MAX - 2);
+    assert!(late.contains("alice", u64::MAX - 2));
+    assert_eq!(late.register("bob").unwrap(), u64::MAX - 1);
+    let back = SlidingWindowCuckoo::from_bytes(&late.to_bytes()).unwrap();
+    assert_eq!(back, late);
+    let mut last = with_first(u64::MAX - 1);
+    let before = last.clone();
+    assert_eq!(invalid(last.register("bob")), "epoch");
+    assert_eq!(last, before);
+}
+
+/// A light client that starts from an export of a late epoch (its first epoch is 2, not 0)
+/// follows with the next epoch and then takes an update of epoch 2 (a member slashed there):
+/// the update replaces the client's epoch 2, its first slot, and the client then equals the
+/// server from epoch 2 on. Against the mutant `e - first` → `e + first` of the slot an
+/// applied epoch replaces in `apply_epoch`.
+#[test]
+fn a_client_from_a_late_epoch_applies_updates_to_it() {
+    let mut server = SlidingWindowCuckoo::new(2, 12, 1, 4).unwrap();
+    for i in 0..8u32 {
+        server.register(&i).unwrap(); // i in epoch i / 2
+    }
+    let mut client = server.export_epoch(2).unwrap();
+    client
+        .apply_epoch(&server.export_epoch(3).unwrap())
+        .unwrap();
+    assert!(server.slash(&4u32, 2));
+    client
+        .apply_epoch(&server.export_epoch(2).unwrap())
+        .unwrap();
+    assert_eq!((client.first_epoch(), client.epochs()), (2, 2));
+    for e in 2..4 {
+        assert_eq!(client.epoch(e), server.epoch(e), "epoch {e}");
+    }
+    assert_eq!(client.epoch(2).unwrap().members, 1);
+    assert!(client.contains(&5u32, 2) && client.contains(&7u32, 3));
 }
