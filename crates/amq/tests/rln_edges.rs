@@ -255,3 +255,24 @@ fn a_client_from_a_late_epoch_applies_updates_to_it() {
     assert_eq!(client.epoch(2).unwrap().members, 1);
     assert!(client.contains(&5u32, 2) && client.contains(&7u32, 3));
 }
+
+/// The batch over precomputed hashes answers each hash as `contains_hash` does: members of
+/// epoch 0 are found there, whatever `out` held before (it starts all `false`), and at an
+/// epoch not held every answer is `false` (it starts all `true`). Against the mutant
+/// `contains_hash_batch` → `()`, which leaves `out` as it was.
+#[test]
+fn the_hash_batch_answers_as_single_queries() {
+    let mut set = SlidingWindowCuckoo::new(40, 12, 4, 9).unwrap();
+    let hashes: Vec<u128> = (0..64u32).map(|i| set.hash(&i)).collect();
+    for &h in &hashes[..32] {
+        set.register_hash(h).unwrap();
+    }
+    let mut out = vec![false; hashes.len()];
+    set.contains_hash_batch(&hashes, 0, &mut out);
+    let single: Vec<bool> = hashes.iter().map(|&h| set.contains_hash(h, 0)).collect();
+    assert_eq!(out, single);
+    assert!(out[..32].iter().all(|&b| b));
+    let mut out = vec![true; hashes.len()];
+    set.contains_hash_batch(&hashes, 1, &mut out);
+    assert!(out.iter().all(|&b| !b));
+}
