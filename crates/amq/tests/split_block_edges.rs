@@ -32,3 +32,30 @@ fn kernels_are_supported_exactly_where_the_cpu_has_their_features() {
     };
     assert_eq!(SplitBlockKernel::detect(), fastest);
 }
+
+/// The batch over u64 values (hashed 64 at a time, the chunked loop) finds every inserted
+/// value whatever `out` held (it starts all `false`), on every kernel this CPU runs, and
+/// answers as single queries do. 200 values span several chunks and a partial last one.
+/// Against the mutant `contains512_batch_chunked` → `()`, which leaves `out` as it was.
+#[test]
+fn the_chunked_value_batch_finds_every_member() {
+    use amq::{Filter, Insert, SplitBlockBloomFilter};
+    let values: Vec<u64> = (0..200).collect();
+    for kernel in SplitBlockKernel::ALL
+        .into_iter()
+        .filter(|k| k.is_supported())
+    {
+        let mut f = SplitBlockBloomFilter::new(4096, 7)
+            .unwrap()
+            .with_kernel(kernel)
+            .unwrap();
+        for v in &values[..150] {
+            f.insert(v).unwrap();
+        }
+        let mut out = vec![false; values.len()];
+        f.contains_batch_values(&values, &mut out);
+        assert!(out[..150].iter().all(|&b| b), "{kernel:?}");
+        let single: Vec<bool> = values.iter().map(|v| f.contains(v)).collect();
+        assert_eq!(out, single, "{kernel:?}");
+    }
+}
