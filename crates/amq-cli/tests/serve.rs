@@ -290,6 +290,45 @@ fn listen_takes_a_host_name() {
     );
 }
 
+/// `--workers N` runs N worker threads, as `/metrics` reports them (`amq_workers`), more
+/// than the CPUs included; without it, one per CPU; 0 is refused before anything starts.
+#[test]
+fn workers_sets_the_runtimes_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let workers = |s: &Server| {
+        let (status, body) = s.call("GET", "/metrics", None).unwrap();
+        assert_eq!(status, 200);
+        let text = String::from_utf8(body).unwrap();
+        let line = text.lines().find(|l| l.starts_with("amq_workers "));
+        line.unwrap_or_else(|| panic!("no amq_workers in {text}"))
+            .trim_start_matches("amq_workers ")
+            .parse::<usize>()
+            .unwrap()
+    };
+    let cpus = std::thread::available_parallelism().unwrap().get();
+    for (args, expected) in [
+        (&["--workers", "1"][..], 1),
+        (&["--workers", "5"], 5),
+        (&[], cpus),
+    ] {
+        let s = Server::start(&data, args);
+        assert_eq!(workers(&s), expected, "{args:?}");
+        let (status, v) = s.json("GET", "/api/v1/filters", None);
+        assert_eq!(status, 200, "{v}");
+        s.stop();
+    }
+    let out = Command::new(AMQ)
+        .args(["serve", "--workers", "0", "--data"])
+        .arg(dir.path().join("never"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--workers"), "{err}");
+    assert!(!dir.path().join("never").exists());
+}
+
 /// A start that fails on its command line (a preload file that is missing, an address in
 /// use) leaves the data directory as it was: not created, and no filter replaced.
 #[test]

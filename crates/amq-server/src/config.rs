@@ -108,6 +108,9 @@ pub struct Config {
     pub preload: Vec<Preload>,
     /// The Cashu compact state filter sequences.
     pub state_filters: crate::StateFiltersConfig,
+    /// The runtime's worker threads, which answer the requests; `None` for one per CPU.
+    /// Fewer leave cores to other processes on the machine (a client's, in a benchmark).
+    pub workers: Option<std::num::NonZeroUsize>,
 }
 
 #[cfg(test)]

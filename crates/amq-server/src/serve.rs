@@ -26,10 +26,11 @@ pub fn run(config: Config) -> Result<(), Error> {
         .iter()
         .map(build)
         .collect::<Result<Vec<_>, _>>()?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .thread_name("amq-serve")
-        .build()?;
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if let Some(n) = config.workers {
+        builder.worker_threads(n.get());
+    }
+    let runtime = builder.enable_all().thread_name("amq-serve").build()?;
     runtime.block_on(serve(&config, built))
 }
 

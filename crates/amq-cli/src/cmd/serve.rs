@@ -67,6 +67,10 @@ pub struct Args {
     /// not in the old sequence). Repeat for each kind; each must also be a --state-filter.
     #[arg(long, value_name = "KIND")]
     state_filter_restart: Vec<amq::formats::cashu_state::Kind>,
+    /// Worker threads answering requests (at least 1); one per CPU by default. Fewer leave
+    /// cores to the other processes of the machine.
+    #[arg(long, value_name = "N")]
+    workers: Option<std::num::NonZeroUsize>,
 }
 
 /// An address to listen on: a socket address, or a host name and port resolved to the first
@@ -142,6 +146,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
             fold: !a.state_no_fold,
             restart: a.state_filter_restart,
         },
+        workers: a.workers,
     };
     amq_server::run(config).map_err(|e| anyhow::anyhow!(e))?;
     Ok(ExitCode::SUCCESS)

@@ -31,15 +31,16 @@ const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset
         amq_filter_m_bits, amq_filter_k, amq_filter_bytes, amq_filter_items_inserted, \
         amq_filter_estimated_items, amq_filter_fill_ratio, amq_filter_estimated_fpr; \
         amq_filters; amq_store_commits_total and amq_store_commit_failures_total since the \
-        process started", content_type = "application/openmetrics-text")))]
+        process started; amq_workers, the runtime's worker threads", content_type = "application/openmetrics-text")))]
 pub async fn metrics(State(state): State<AppState>) -> Result<impl IntoResponse, ApiError> {
+    let workers = tokio::runtime::Handle::current().metrics().num_workers();
     // every filter's info walks its table: off the async workers
-    let body = super::off_runtime(move || text(&state)).await?;
+    let body = super::off_runtime(move || text(&state, workers)).await?;
     Ok(([(header::CONTENT_TYPE, CONTENT_TYPE)], body))
 }
 
-/// The metrics' text.
-fn text(state: &AppState) -> String {
+/// The metrics' text; `workers` is the runtime's count of worker threads.
+fn text(state: &AppState, workers: usize) -> String {
     let mut registry = Registry::with_prefix("amq");
     let gauges: [(&str, &str, PerFilter); 7] = [
         (
@@ -96,6 +97,13 @@ fn text(state: &AppState) -> String {
     let count = Gauge::<i64>::default();
     count.set(i64::try_from(filters.len()).unwrap_or(i64::MAX));
     registry.register("filters", "filters served", count);
+    let threads = Gauge::<i64>::default();
+    threads.set(i64::try_from(workers).unwrap_or(i64::MAX));
+    registry.register(
+        "workers",
+        "the runtime's worker threads (--workers)",
+        threads,
+    );
     let (made, refused) = state.engine().commit_counts();
     for (name, help, n) in [
         (

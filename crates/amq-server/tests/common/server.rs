@@ -39,6 +39,7 @@ pub fn serve() {
         limits,
         preload: Vec::new(),
         state_filters: Default::default(),
+        workers: None,
     };
     if let Err(e) = amq_server::run(config) {
         eprintln!("error: {e}");
