@@ -2,7 +2,8 @@
 //! the planner's bounds on ε (0 and 1 refused, the widest ε a 2-bit fingerprint meets
 //! accepted), the bytes of an epoch table for L live members worked out from `2ᵏ · ⌈4f/8⌉`,
 //! and a plan's m bits and bits per key, which differ from its bytes when 4f is not a multiple
-//! of 8. Each test was written against a mutant of `src/rln/*.rs` that cargo-mutants found the
+//! of 8, and the file decoder's errors, each at the byte a hand-worked layout puts the fault
+//! in. Each test was written against a mutant of `src/rln/*.rs` that cargo-mutants found the
 //! rln, limit and batch tests let through.
 
 use amq::math::PlanDetails;
@@ -11,7 +12,7 @@ use amq::Error;
 
 #[path = "common/errors.rs"]
 mod errors;
-use errors::invalid;
+use errors::{corrupt_at, invalid};
 
 // ---- plan.rs
 
@@ -275,4 +276,178 @@ fn the_hash_batch_answers_as_single_queries() {
     let mut out = vec![true; hashes.len()];
     set.contains_hash_batch(&hashes, 1, &mut out);
     assert!(out.iter().all(|&b| !b));
+}
+
+// ---- encoding.rs
+
+/// A set of epochs of B = 2 in tables of 2 buckets (k = 1) of 4 eleven-bit slots (44 bits,
+/// ⌈44/8⌉ = 6 bytes a bucket), after 3 registrations and a slash in epoch 0: epoch 0 closed
+/// and compacted to one bucket (k = 0, 2 registrations, 1 member), epoch 1 open (k = 1, 1
+/// registration). Its file's parameter words start at byte 24 and its payload at
+/// `⌈(24 + 8 · 8)/64⌉ · 64 = 128`; epoch 0 is 5 words and 6 table bytes padded to 8 (payload
+/// bytes 0..48), epoch 1 is 5 words and 12 bytes padded to 16 (48..104).
+fn two_epochs() -> (Vec<u64>, Vec<u8>) {
+    let mut set = SlidingWindowCuckoo::new(2, 11, 1, 5).unwrap();
+    for i in 0..3u32 {
+        set.register(&i).unwrap();
+    }
+    assert!(set.slash(&0u32, 0));
+    let info: Vec<(u64, u64, u64)> = (0..2)
+        .map(|e| set.epoch(e).map(|i| (i.registered, i.members, i.buckets)))
+        .collect::<Option<_>>()
+        .unwrap();
+    assert_eq!(info, [(2, 1, 1), (1, 1, 2)]);
+    let bytes = set.to_bytes();
+    let c = amq::wire::decode(&bytes).unwrap();
+    assert_eq!((c.payload_offset(), c.payload.len()), (128, 104));
+    (c.params.clone(), c.payload.to_vec())
+}
+
+/// The file of a kind-8 container with these parameter words and payload, decoded.
+fn decode(params: &[u64], payload: &[u8]) -> amq::Result<SlidingWindowCuckoo> {
+    let file = amq::wire::encode(amq::wire::Kind::SlidingWindowCuckoo, params, payload);
+    SlidingWindowCuckoo::from_bytes(&file)
+}
+
+/// Sets the 64-bit little-endian word at payload byte `at`.
+fn put(payload: &mut [u8], at: usize, v: u64) {
+    payload[at..at + 8].copy_from_slice(&v.to_le_bytes());
+}
+
+/// A bad parameter word is named by its file byte (word i at `24 + 8i`): a bucket size other
+/// than 4 at 32 (b); a shape `check` refuses at 24, its first word (f = 1 or 33, B = 0,
+/// B = 9 > 4 · 2¹ slots, k = 37, and f past u32, which must not wrap to a valid 11); the
+/// epoch numbering at 64 (first): open flag 2, open with no epoch, first + count past 2⁶⁴;
+/// and a count of epochs whose 40-byte headers alone outrun the 104 payload bytes (3) at 72.
+/// Against the offset and comparison mutants of the parameter checks in `from_container`.
+#[test]
+fn bad_parameters_are_refused_at_their_word() {
+    let (params, payload) = two_epochs();
+    assert!(decode(&params, &payload).is_ok());
+    for (i, v, at) in [
+        (1, 2, 32),
+        (1, 5, 32),
+        (0, 1, 24),
+        (0, 33, 24),
+        (0, (1 << 32) + 11, 24),
+        (2, 0, 24),
+        (2, 9, 24),
+        (3, 37, 24),
+        (7, 2, 64),
+        (5, u64::MAX - 1, 64), // u64::MAX − 1 + 2 epochs overflows
+        (6, 3, 72),
+    ] {
+        let mut p = params.clone();
+        p[i] = v;
+        assert_eq!(corrupt_at(decode(&p, &payload)), at, "word {i} = {v}");
+    }
+    // B = 8 fills 2 buckets of 4 slots: allowed (the open epoch's count is checked against it)
+    let mut p = params.clone();
+    p[2] = 8;
+    assert!(decode(&p, &payload).is_ok());
+    // open with no epoch, over an empty payload
+    let mut p = params.clone();
+    (p[6], p[7]) = (0, 1);
+    assert_eq!(corrupt_at(decode(&p, &[])), 64);
+    p[7] = 0;
+    assert_eq!(decode(&p, &[]).unwrap().epochs(), 0);
+    // u64::MAX − 2 + 2 epochs is the largest first number that fits
+    let mut p = params.clone();
+    p[5] = u64::MAX - 2;
+    assert_eq!(decode(&p, &payload).unwrap().first_epoch(), u64::MAX - 2);
+}
+
+/// A bad epoch is named by the file byte of the word or bytes at fault, worked out from the
+/// layout of `two_epochs` (epoch 0's words at 128, its table at 168, its padding at 174;
+/// epoch 1's words at 176, its table at 216, its padding at 228; the end at 232): k past the
+/// set's k, or an open epoch's k not the set's, at its k; more registrations than B (B − 1
+/// for the open epoch, whose B-th would have closed it) or more members than registrations
+/// at its registrations; a stash fingerprint wider than f, a stash bucket past the table or
+/// set with no stash at its stash; a header or a table that runs past the payload where it
+/// starts; padding not zero at the padding; bits above a bucket's 44 at its table; a members
+/// count the table does not hold at its members; bytes after the last epoch at the end. The
+/// message names the epoch, first + n. Against the offset and comparison mutants of the
+/// epoch loop of `from_container`.
+#[test]
+fn bad_epochs_are_refused_at_their_byte() {
+    let (params, payload) = two_epochs();
+    let edit = |w: &[(usize, u64)]| {
+        let mut p = payload.clone();
+        for &(at, v) in w {
+            put(&mut p, at, v);
+        }
+        corrupt_at(decode(&params, &p))
+    };
+    assert_eq!(edit(&[(0, 2)]), 128); // a closed epoch of 4 buckets in a set of 2
+    assert_eq!(edit(&[(48, 0)]), 176); // the open epoch compacted
+    assert_eq!(edit(&[(8, 3)]), 136);
+    assert_eq!(edit(&[(16, 3)]), 136);
+    assert_eq!(edit(&[(56, 2)]), 184); // the open epoch at B
+    assert_eq!(edit(&[(56, 0)]), 184); // 1 member of 0 registrations
+    assert_eq!(edit(&[(24, 0x800)]), 152); // 12 bits
+    assert_eq!(edit(&[(24, 0x7ff), (32, 1)]), 152); // bucket 1 of 1
+    assert_eq!(edit(&[(32, 1)]), 152); // no stash, a bucket
+    assert_eq!(edit(&[(24, 0x7ff)]), 144); // the stash is a member the header does not count
+    assert_eq!(edit(&[(64, 0)]), 192);
+    assert_eq!(edit(&[(72, 0x400), (80, 2)]), 200); // bucket 2 of 2
+    let at = |f: &dyn Fn(&mut Vec<u8>)| {
+        let mut p = payload.clone();
+        f(&mut p);
+        corrupt_at(decode(&params, &p))
+    };
+    assert_eq!(at(&|p| p[46] = 1), 174);
+    assert_eq!(at(&|p| p[47] = 1), 174);
+    assert_eq!(at(&|p| p[103] = 1), 228);
+    assert_eq!(at(&|p| p[45] |= 0x10), 168); // bit 44 of epoch 0's bucket
+    assert_eq!(at(&|p| p[99] |= 0x80), 216); // bit 47 of epoch 1's bucket 1
+    assert_eq!(at(&|p| p.extend_from_slice(&[0; 8])), 232);
+    // a closed last epoch: one epoch, or a second with no room for its 40-byte header
+    let mut closed = params.clone();
+    (closed[6], closed[7]) = (1, 0);
+    for (len, at) in [(40, 168), (46, 168), (47, 168)] {
+        assert_eq!(
+            corrupt_at(decode(&closed, &payload[..len])),
+            at,
+            "{len} bytes"
+        );
+    }
+    assert!(decode(&closed, &payload[..48]).is_ok());
+    closed[6] = 2;
+    let mut short = payload[..48].to_vec();
+    short.extend_from_slice(&[0; 32]); // 80 bytes: two headers' worth, not two epochs
+    assert_eq!(corrupt_at(decode(&closed, &short)), 176);
+    // closed, epoch 1 may hold B registrations; the open set's k of 2 makes it too small
+    let mut p = payload.clone();
+    put(&mut p, 56, 2);
+    assert_eq!(decode(&closed, &p).unwrap().epoch(1).unwrap().registered, 2);
+    let mut wide = params.clone();
+    wide[3] = 2;
+    assert_eq!(corrupt_at(decode(&wide, &payload)), 176);
+    // the message names the epoch by its number
+    let mut late = params.clone();
+    late[5] = 7;
+    let mut p = payload.clone();
+    put(&mut p, 64, 0);
+    let e = decode(&late, &p).unwrap_err().to_string();
+    assert!(e.contains("epoch 8:"), "{e}");
+}
+
+/// A stash holding an f-bit fingerprint (the widest, 0x7ff, in the last bucket of epoch 0's
+/// one) counts as a member: with the header saying 2 members the file loads, the set answers
+/// as it did for epoch 1, and it writes the same bytes back, stash words included; the
+/// unedited file of `two_epochs` is written back byte for byte too.
+/// Against the mutants of `to_bytes` (the stash words, the padding) and the stash checks.
+#[test]
+fn a_stash_in_the_file_loads_and_round_trips() {
+    let (params, payload) = two_epochs();
+    let file = amq::wire::encode(amq::wire::Kind::SlidingWindowCuckoo, &params, &payload);
+    assert_eq!(decode(&params, &payload).unwrap().to_bytes(), file);
+    let mut p = payload.clone();
+    put(&mut p, 16, 2);
+    put(&mut p, 24, 0x7ff);
+    let file = amq::wire::encode(amq::wire::Kind::SlidingWindowCuckoo, &params, &p);
+    let set = SlidingWindowCuckoo::from_bytes(&file).unwrap();
+    assert_eq!(set.epoch(0).unwrap().members, 2);
+    assert!(set.contains(&2u32, 1));
+    assert_eq!(set.to_bytes(), file);
 }
