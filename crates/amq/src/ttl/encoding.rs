@@ -59,7 +59,8 @@ impl TtlCuckooFilter<NoClock> {
     /// # Errors
     /// Any error of [`wire::decode`], [`Error::WrongKind`] for another kind, and
     /// [`Error::Corrupt`] when the parameters are out of range or disagree with the payload
-    /// (its length, a slot with a stamp but no fingerprint, bits set past a bucket's slots).
+    /// (its length, a slot with a stamp but no fingerprint, bits set past a bucket's slots);
+    /// a bad bucket is named by the file's byte where it starts.
     ///
     /// # Panics
     /// Never, for any input.
@@ -129,7 +130,7 @@ impl TtlCuckooFilter<NoClock> {
                 || shape.malformed(shape.load(&table.bytes, i)) != 0
             {
                 return bad(
-                    i as usize * shape.bytes,
+                    c.payload_offset() + i as usize * shape.bytes,
                     alloc::format!("bucket {i} has a slot with a stamp but no fingerprint, or bits past its slots"),
                 );
             }
