@@ -7,12 +7,13 @@
 //! written against a mutant of `src/ttl/*.rs` that cargo-mutants found the other tests let
 //! through.
 
-use amq::ttl::TtlCuckooFilter;
+use amq::math::{Plan, PlanDetails};
+use amq::ttl::{plan, TtlCuckooFilter, TtlSpec};
 use amq::wire::{self, Kind};
 
 #[path = "common/errors.rs"]
 mod errors;
-use errors::corrupt_at;
+use errors::{corrupt_at, invalid};
 
 /// A TTL file of these parameter words and payload (the checksum made right).
 fn reencode(params: &[u64], payload: &[u8]) -> Vec<u8> {
@@ -125,4 +126,155 @@ fn a_stash_round_trips_and_each_stash_check_refuses_alone() {
     let mut p = c.params.clone();
     p[10] = 49; // another bucket in range: a valid file
     assert!(TtlCuckooFilter::from_bytes(&reencode(&p, c.payload)).is_ok());
+}
+
+// ---- plan.rs
+
+/// The plan of one spec, worked out by hand: n = 7,602 is past 5,625, so the planned load is
+/// 0.95 and there are ⌈7602/3.8⌉ = 2,001 buckets (α = 7602/8004); ε = 0.01 needs f = 10
+/// (8 · 0.95/1023 = 0.0074; f = 9 gives 0.0149); a longest TTL of 95 at ticks of 10 is
+/// ⌈9.5⌉ = 10 ticks, so s = ⌈log₂10⌉ + 1 = 5 and w = 15. Then m = 2001 · 4 · 15 = 120,060
+/// bits, a bucket of 60 bits takes 8 bytes (16,008), the longest TTL is 10 · 32 = 320, the
+/// default is the 95 given, and sweeps come at least 32 − 10 + 1 = 23 ticks apart.
+#[test]
+fn a_plan_worked_out_by_hand() {
+    let p = plan(&TtlSpec {
+        items: 7_602,
+        fpr: 0.01,
+        tick: 10,
+        stamp_bits: None,
+        max_ttl: Some(95),
+    })
+    .unwrap();
+    let PlanDetails::TtlCuckoo(d) = p.details else {
+        panic!("{p:?}")
+    };
+    let alpha = 7_602.0 / 8_004.0;
+    assert_eq!(
+        (d.fingerprint_bits, d.stamp_bits, d.buckets),
+        (10, 5, 2_001)
+    );
+    assert_eq!((d.slots_per_bucket, d.tick, d.max_ttl), (4, 10, 320));
+    assert_eq!((d.default_ttl, d.ticks_between_sweeps), (95, 23));
+    assert_eq!(d.load_factor, alpha);
+    assert_eq!(
+        (p.items, p.m_bits, p.k, p.bytes),
+        (7_602, 120_060, 2, 16_008)
+    );
+    assert_eq!(p.bits_per_key, 120_060.0 / 7_602.0);
+    // ε at the live load: 1 − (1 − 2^−10)^(8α) and, with the 1023 non-zero fingerprints,
+    // 1 − (1 − 1/1023)^(8α)
+    let by_hand = |q: f64| 1.0 - (1.0 - q).powf(8.0 * alpha);
+    assert!(
+        (p.fpr / by_hand(1.0 / 1024.0) - 1.0).abs() < 1e-9,
+        "{}",
+        p.fpr
+    );
+    assert!((p.fpr_exact / by_hand(1.0 / 1023.0) - 1.0).abs() < 1e-9);
+    assert_eq!(p.fpr, amq::cuckoo::fpr(10, alpha));
+    assert_eq!(p.fpr_exact, amq::cuckoo::fpr_exact(10, alpha));
+}
+
+/// Without stamp bits or a longest TTL: s = 4, so TTLs up to 16 ticks (7 · 16 = 112), the
+/// default is half of that (56), sweeps come at least 16 − 8 + 1 = 9 ticks apart, and a
+/// bucket of 4 · 14 = 56 bits takes 7 bytes.
+#[test]
+fn a_plan_without_a_ttl_takes_four_stamp_bits() {
+    let p: Plan = plan(&TtlSpec {
+        items: 7_602,
+        fpr: 0.01,
+        tick: 7,
+        stamp_bits: None,
+        max_ttl: None,
+    })
+    .unwrap();
+    let PlanDetails::TtlCuckoo(d) = p.details else {
+        panic!("{p:?}")
+    };
+    assert_eq!((d.fingerprint_bits, d.stamp_bits), (10, 4));
+    assert_eq!(
+        (d.max_ttl, d.default_ttl, d.ticks_between_sweeps),
+        (112, 56, 9)
+    );
+    assert_eq!((p.m_bits, p.bytes), (2_001 * 56, 2_001 * 7));
+}
+
+/// s = ⌈log₂L⌉ + 1 for a longest TTL of L ticks, at and past the powers of two: L = 1 → 1,
+/// 2 → 2, 3 and 4 → 3, 5 → 4, 16 → 5, 17 → 6, 32,768 → 16; L counts whole ticks, rounded up
+/// (160 at ticks of 10 is 16 ticks, 161 is 17).
+#[test]
+fn stamp_bits_from_the_longest_ttl() {
+    let s = |max_ttl: u64, tick: u64| {
+        let p = plan(&TtlSpec {
+            items: 7_602,
+            fpr: 0.01,
+            tick,
+            stamp_bits: None,
+            max_ttl: Some(max_ttl),
+        })
+        .unwrap();
+        let PlanDetails::TtlCuckoo(d) = p.details else {
+            panic!("{p:?}")
+        };
+        assert_eq!(d.max_ttl, tick << d.stamp_bits);
+        d.stamp_bits
+    };
+    for (l, bits) in [
+        (1, 1),
+        (2, 2),
+        (3, 3),
+        (4, 3),
+        (5, 4),
+        (16, 5),
+        (17, 6),
+        (32_768, 16),
+    ] {
+        assert_eq!(s(l, 1), bits, "L = {l}");
+    }
+    assert_eq!((s(160, 10), s(161, 10)), (5, 6));
+}
+
+/// Each refusal of the planner, by the name of what is wrong: no items, ε outside (0, 1)
+/// (0, 1, NaN and beyond), a tick of 0, a longest TTL of 0 or below one tick, stamp widths
+/// outside 1..=16, a longest TTL too long for the stamp bits given (3 bits hold 8 ticks, not
+/// 9), and an ε that needs more than 32 − s fingerprint bits. At the limits: one tick of TTL,
+/// 8 ticks in 3 bits, and f = 16 beside s = 16 (n = 100 plans for α = 0.82: ε = 1.5·10⁻⁴ needs
+/// 16 bits, 8 · 0.82/65535 = 1.0·10⁻⁴, while 0.9·10⁻⁴ needs 17, which is refused as ε).
+#[test]
+fn the_planners_refusals_by_name() {
+    let spec = |items, fpr, tick, stamp_bits, max_ttl| {
+        plan(&TtlSpec {
+            items,
+            fpr,
+            tick,
+            stamp_bits,
+            max_ttl,
+        })
+    };
+    assert_eq!(invalid(spec(0, 0.01, 10, None, None)), "n");
+    for e in [0.0, 1.0, f64::NAN, -0.5, 2.0] {
+        let r = spec(100, e, 10, None, None);
+        match &r {
+            Err(amq::Error::InvalidParameter { reason, .. }) => {
+                assert!(reason.contains("strictly between"), "{e}: {reason}")
+            }
+            other => panic!("{e}: {other:?}"),
+        }
+        assert_eq!(invalid(r), "fpr");
+    }
+    assert_eq!(invalid(spec(100, 0.01, 0, None, None)), "tick");
+    assert_eq!(invalid(spec(100, 0.01, 10, None, Some(0))), "max_ttl");
+    assert_eq!(invalid(spec(100, 0.01, 10, None, Some(9))), "max_ttl");
+    assert!(spec(100, 0.01, 10, None, Some(10)).is_ok());
+    for s in [0, 17] {
+        assert_eq!(invalid(spec(100, 0.01, 10, Some(s), None)), "stamp_bits");
+    }
+    assert!(spec(100, 0.01, 10, Some(3), Some(80)).is_ok());
+    assert_eq!(invalid(spec(100, 0.01, 10, Some(3), Some(81))), "max_ttl");
+    let widest = spec(100, 1.5e-4, 10, Some(16), None).unwrap();
+    let PlanDetails::TtlCuckoo(d) = widest.details else {
+        panic!("{widest:?}")
+    };
+    assert_eq!((d.fingerprint_bits, d.stamp_bits), (16, 16));
+    assert_eq!(invalid(spec(100, 0.9e-4, 10, Some(16), None)), "fpr");
 }
