@@ -7,9 +7,12 @@
 //! written against a mutant of `src/ttl/*.rs` that cargo-mutants found the other tests let
 //! through.
 
+use amq::clock::{Clock, ManualClock};
+use amq::cuckoo::MAX_BUCKETS;
 use amq::math::{Plan, PlanDetails};
 use amq::ttl::{plan, TtlCuckooFilter, TtlSpec};
 use amq::wire::{self, Kind};
+use amq::{Filter, Remove};
 
 #[path = "common/errors.rs"]
 mod errors;
@@ -97,10 +100,11 @@ fn full_with_a_stash() -> TtlCuckooFilter {
 }
 
 /// A file whose stash holds a live entry decodes to the same filter, its stash live until
-/// every entry expires at 150 (the stash word is 0 only when the stash is empty). Each of the four stash checks refuses
-/// a file on its own, named at the last of the two stash words (byte 24 + 8 · 10 = 104): bits
-/// past the 12-bit slot, a bucket without an entry, a stamp without a fingerprint (value 1:
-/// stamp 1, fingerprint 0), and a bucket past the last (50 of 50).
+/// every entry expires at 150 (the stash word is 0 only when the stash is empty). Each of the
+/// four stash checks refuses a file on its own, named at the last of the two stash words
+/// (byte 24 + 8 · 10 = 104): bits past the 12-bit slot, a bucket without an entry, a stamp
+/// without a fingerprint (value 1: stamp 1, fingerprint 0), and a bucket past the last (50
+/// of 50).
 #[test]
 fn a_stash_round_trips_and_each_stash_check_refuses_alone() {
     let f = full_with_a_stash();
@@ -277,4 +281,174 @@ fn the_planners_refusals_by_name() {
     };
     assert_eq!((d.fingerprint_bits, d.stamp_bits), (16, 16));
     assert_eq!(invalid(spec(100, 0.9e-4, 10, Some(16), None)), "fpr");
+}
+
+// ---- mod.rs
+
+/// The shape checks at their limits, by name: f = 2 is the narrowest fingerprint and f + s = 32
+/// the widest slot (28 + 4, 16 + 16), s runs 1..=16, buckets from 1, ticks from 1.
+#[test]
+fn shapes_at_their_limits() {
+    for (f, s) in [(2, 1), (28, 4), (16, 16), (31, 1)] {
+        assert!(TtlCuckooFilter::new(1, f, s, 1, 0).is_ok(), "f {f} s {s}");
+    }
+    for (f, s) in [(1, 4), (29, 4), (17, 16)] {
+        let r = TtlCuckooFilter::new(1, f, s, 1, 0);
+        assert_eq!(invalid(r), "fingerprint_bits", "f {f} s {s}");
+    }
+    for s in [0, 17] {
+        assert_eq!(invalid(TtlCuckooFilter::new(1, 8, s, 1, 0)), "stamp_bits");
+    }
+    assert_eq!(invalid(TtlCuckooFilter::new(0, 8, 4, 1, 0)), "buckets");
+    let over = TtlCuckooFilter::new(MAX_BUCKETS + 1, 8, 4, 1, 0);
+    assert_eq!(invalid(over), "buckets");
+    assert_eq!(invalid(TtlCuckooFilter::new(1, 8, 4, 0, 0)), "tick");
+}
+
+/// 2³⁶ buckets is in range: a file that says so is refused for its payload's length (byte
+/// 0, the whole input), not for its bucket count (byte 24), without allocating the table.
+#[test]
+fn the_most_buckets_pass_the_shape_check() {
+    let f = TtlCuckooFilter::new(3, 8, 3, 10, 0).unwrap();
+    let bytes = f.to_bytes();
+    let c = wire::decode(&bytes).unwrap();
+    let mut p = c.params.clone();
+    p[3] = MAX_BUCKETS;
+    assert_eq!(
+        corrupt_at(TtlCuckooFilter::from_bytes(&reencode(&p, c.payload))),
+        0
+    );
+    p[3] = MAX_BUCKETS + 1;
+    assert_eq!(
+        corrupt_at(TtlCuckooFilter::from_bytes(&reencode(&p, c.payload))),
+        24
+    );
+}
+
+/// The accessors of a new filter of 1,000 buckets, f = 12, s = 4, ticks of 60 and seed 77:
+/// 4,000 slots of 16 bits (m = 64,000, 8 bytes a bucket), TTLs up to 60 · 16 = 960 with a
+/// default of half, nothing inserted, swept or stashed, and the clock it was given.
+#[test]
+fn accessors_follow_their_formulas() {
+    let clock = ManualClock::new(1_234);
+    let f = TtlCuckooFilter::new(1_000, 12, 4, 60, 77)
+        .unwrap()
+        .with_clock(clock.clone());
+    assert_eq!(
+        (f.buckets(), f.fingerprint_bits(), f.stamp_bits()),
+        (1_000, 12, 4)
+    );
+    assert_eq!(
+        (f.tick(), f.max_ttl(), f.default_ttl(), f.seed()),
+        (60, 960, 480, 77)
+    );
+    assert_eq!((f.slots(), f.m(), f.size_bytes()), (4_000, 64_000, 8_000));
+    assert_eq!((f.inserted(), f.swept_epoch()), (0, 0));
+    assert!(!f.stash_used_at(1_234));
+    assert_eq!(f.clock().now(), 1_234);
+    assert_eq!(f.hash("x"), amq::hash::hash128("x", 77));
+    // an odd width: 3 buckets of 4 · 11 = 44 bits take 6 bytes each
+    let g = TtlCuckooFilter::new(3, 8, 3, 10, 0).unwrap();
+    assert_eq!((g.slots(), g.m(), g.size_bytes()), (12, 132, 18));
+}
+
+/// The default TTL must lie in one tick ..= tick · 2ˢ (10 ..= 80 here), both ends included.
+#[test]
+fn the_default_ttl_range_is_inclusive() {
+    let f = TtlCuckooFilter::new(16, 12, 3, 10, 0).unwrap();
+    for ttl in [10, 80] {
+        assert_eq!(f.clone().with_default_ttl(ttl).unwrap().default_ttl(), ttl);
+    }
+    for ttl in [0, 9, 81] {
+        assert_eq!(invalid(f.clone().with_default_ttl(ttl)), "default_ttl");
+    }
+}
+
+/// The batched queries answer as the single ones, live and expired, through the hashes, the
+/// items and the clock; once every entry has expired (a time 2ˢ ticks past the sweep epoch)
+/// they write `false` over an all-true `out`.
+#[test]
+fn batched_queries_answer_as_single_ones() {
+    let clock = ManualClock::new(0);
+    let mut f = TtlCuckooFilter::new(64, 12, 4, 10, 3)
+        .unwrap()
+        .with_clock(clock.clone());
+    let items: Vec<String> = (0..40).map(|i| format!("item-{i}")).collect();
+    for (i, item) in items.iter().enumerate() {
+        // half expire at 50, half at 150
+        f.insert(item.as_str(), 0, if i % 2 == 0 { 50 } else { 150 })
+            .unwrap();
+    }
+    let refs: Vec<&str> = items.iter().map(String::as_str).collect();
+    let hashes: Vec<u128> = refs.iter().map(|x| f.hash(*x)).collect();
+    for now in [0, 49, 50, 149, 150, 160, 10_000] {
+        let single: Vec<bool> = refs.iter().map(|x| f.contains(*x, now)).collect();
+        assert_eq!(
+            single.iter().filter(|&&b| b).count(),
+            match now {
+                0..50 => 40,
+                50..150 => 20,
+                _ => 0,
+            }
+        );
+        let mut out = vec![!single[0]; refs.len()];
+        f.contains_batch(&refs, now, &mut out);
+        assert_eq!(out, single, "items at {now}");
+        let mut out = vec![true; refs.len()];
+        f.contains_hash_batch(&hashes, now, &mut out);
+        assert_eq!(out, single, "hashes at {now}");
+        clock.set(now);
+        let mut out = vec![true; refs.len()];
+        Filter::contains_batch(&f, &refs, &mut out);
+        assert_eq!(out, single, "clock at {now}");
+    }
+}
+
+/// The load and ε by the live entries: 30 live items in 64 · 4 = 256 slots are α = 30/256
+/// and ε = 1 − (1 − 1/4095)^(8 · 30/256); the clock's time gives the same; once they expire
+/// both are 0; `clear` leaves nothing, live or expired.
+#[test]
+fn load_and_fpr_count_the_live_entries() {
+    let clock = ManualClock::new(100);
+    let mut f = TtlCuckooFilter::new(64, 12, 4, 10, 1)
+        .unwrap()
+        .with_clock(clock.clone());
+    let mut stored = 0;
+    for i in 0..30u32 {
+        stored += u64::from(f.insert(&i, 100, 60).unwrap());
+    }
+    assert_eq!(f.entries_at(100).0, stored);
+    let alpha = stored as f64 / 256.0;
+    assert_eq!(f.load_factor_at(100), alpha);
+    let by_hand = 1.0 - (1.0 - 1.0 / 4095.0f64).powf(8.0 * alpha);
+    assert!((f.expected_fpr(stored) / by_hand - 1.0).abs() < 1e-9);
+    assert_eq!(f.estimated_fpr_at(100), f.expected_fpr(stored));
+    assert_eq!(f.estimated_fpr(), f.estimated_fpr_at(100));
+    clock.set(160);
+    assert_eq!((f.estimated_fpr(), f.load_factor_at(160)), (0.0, 0.0));
+    assert_eq!(f.entries_at(160), (0, stored));
+    f.clear();
+    assert_eq!(f.entries_at(100), (0, 0));
+    assert!((0..30u32).all(|i| !f.contains(&i, 100)));
+}
+
+/// `remove` at a time takes the live entry once, and the trait's removes at the clock's time:
+/// an entry is removed while live and not after it has expired.
+#[test]
+fn removes_take_a_live_entry_once() {
+    let clock = ManualClock::new(0);
+    let mut f = TtlCuckooFilter::new(64, 12, 4, 10, 2)
+        .unwrap()
+        .with_clock(clock.clone());
+    f.insert("a", 0, 50).unwrap();
+    f.insert("b", 0, 50).unwrap();
+    assert!(f.remove("a", 10) && !f.contains("a", 10) && !f.remove("a", 10));
+    assert!(f.remove_hash(f.hash("b"), 49) && !f.remove_hash(f.hash("b"), 49));
+    f.insert("c", 0, 50).unwrap();
+    f.insert("d", 0, 50).unwrap();
+    clock.set(50);
+    assert!(!Remove::remove(&mut f, "c")); // expired
+    clock.set(40);
+    assert!(Remove::remove(&mut f, "d") && !Filter::contains(&f, "d"));
+    assert!(!Remove::remove(&mut f, "d"));
 }
