@@ -452,3 +452,21 @@ fn removes_take_a_live_entry_once() {
     assert!(Remove::remove(&mut f, "d") && !Filter::contains(&f, "d"));
     assert!(!Remove::remove(&mut f, "d"));
 }
+
+/// After a sweep the next sweep waits for an expiry past w + 2ˢ ticks, counted from the new
+/// epoch w: with s = 4 and ticks of 1, a sweep at 9 (an expiry of 17 > 16) sets w = 9, and an
+/// insert at 10 expiring at 15 (6 ticks past w) or at 25 (16 past) does not sweep again; one
+/// expiring at 26 (17 past) does.
+#[test]
+fn the_next_sweep_counts_from_the_sweep_epoch() {
+    let mut f = TtlCuckooFilter::new(100, 12, 4, 1, 0).unwrap();
+    f.insert("a", 0, 8).unwrap();
+    f.insert("c", 9, 8).unwrap();
+    assert_eq!(f.swept_epoch(), 9);
+    f.insert("d", 10, 5).unwrap();
+    f.insert("e", 10, 15).unwrap();
+    assert_eq!(f.swept_epoch(), 9);
+    f.insert("g", 10, 16).unwrap();
+    assert_eq!(f.swept_epoch(), 10);
+    assert!(["c", "d", "e", "g"].iter().all(|x| f.contains(*x, 10)));
+}
