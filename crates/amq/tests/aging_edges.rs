@@ -9,6 +9,9 @@ use amq::window::{AgingBloom, Rotation};
 #[path = "common/errors.rs"]
 mod errors;
 use errors::corrupt_at;
+#[path = "common/files.rs"]
+mod files;
+use files::edited;
 
 // ---- aging/encoding.rs
 
@@ -28,11 +31,8 @@ fn bits_past_m_in_a_later_word_are_refused_at_their_byte() {
         (c.params.len(), c.payload_offset(), c.payload.len()),
         (10, 128, 48)
     );
-    let with_second_word = |w: u64| {
-        let mut payload = c.payload.to_vec();
-        payload[40..48].copy_from_slice(&w.to_le_bytes());
-        amq::wire::encode(c.kind, &c.params, &payload)
-    };
+    let with_second_word =
+        |w: u64| edited(&good, |_, d| d[40..48].copy_from_slice(&w.to_le_bytes()));
     let back = AgingBloom::from_bytes(&with_second_word(1 << 15)).unwrap();
     assert_eq!(back.to_bytes(), with_second_word(1 << 15));
     assert_eq!(

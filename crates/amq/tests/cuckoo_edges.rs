@@ -10,7 +10,10 @@ use amq::{Error, Filter, Insert, Merge, Remove};
 
 #[path = "common/errors.rs"]
 mod errors;
+#[path = "common/files.rs"]
+mod files;
 use errors::invalid;
+use files::edited;
 
 /// Where a cuckoo file's payload starts: 24 header bytes and 7 parameter words (80 bytes),
 /// padded to 64.
@@ -468,15 +471,6 @@ fn chain_union_checks_every_parameter() {
     assert_eq!((a.links(), a.inserted(), a.deleted()), (2, 3, 1));
     assert!(a.contains("a") && a.contains("b") && a.contains("b1"));
     assert_eq!(a.link(1), b.link(1));
-}
-
-/// Decodes a file's container, lets `edit` change its words and payload, and encodes it again
-/// with a right checksum, so that the decoder's own checks see the change.
-fn edited(bytes: &[u8], edit: impl FnOnce(&mut Vec<u64>, &mut Vec<u8>)) -> Vec<u8> {
-    let c = amq::wire::decode(bytes).unwrap();
-    let (mut params, mut payload) = (c.params.clone(), c.payload.to_vec());
-    edit(&mut params, &mut payload);
-    amq::wire::encode(c.kind, &params, &payload)
 }
 
 /// The offset and reason of the `Corrupt` error a chain file gets.

@@ -14,6 +14,9 @@ use amq::{Filter, Insert};
 
 #[path = "common/errors.rs"]
 mod errors;
+#[path = "common/files.rs"]
+mod files;
+use files::edited;
 
 /// W = S = 64 bits, B = 1, k = 1: the window is one chunk, it slides at every insert, and the
 /// item at position L sets exactly one bit, in chunk L.
@@ -222,14 +225,6 @@ fn next_insert_bytes_counts_one_chunk_and_the_archive_entries_it_adds() {
 
 // ---- encoding.rs: the sliding-window filter's file
 
-/// `bytes` with parameter word `i` set to `value`, the payload unchanged.
-fn with_param(bytes: &[u8], i: usize, value: u64) -> Vec<u8> {
-    let c = amq::wire::decode(bytes).unwrap();
-    let mut params = c.params.to_vec();
-    params[i] = value;
-    amq::wire::encode(c.kind, &params, c.payload)
-}
-
 /// A file's window start is ⌊(next − 1)/B⌋ (next, parameter word 5 at byte 64), and it must
 /// leave room for two windows of W/S chunks below 2⁶⁴ as a filter's does: with W/S = 4 and
 /// B = 1, next = 2⁶⁴ − 8 (window start 2⁶⁴ − 9, the last a filter reaches) reads back, and
@@ -249,7 +244,7 @@ fn a_file_whose_window_passes_the_addressable_ones_is_refused() {
     let g = SlidingWindowBloom::from_bytes(&bytes).unwrap();
     assert_eq!(g, f);
     assert!(g.contains("x", u64::MAX - 8));
-    let past = with_param(&bytes, 5, u64::MAX - 6);
+    let past = edited(&bytes, |p, _| p[5] = u64::MAX - 6);
     assert_eq!(
         errors::corrupt_at(SlidingWindowBloom::from_bytes(&past)),
         24
@@ -372,9 +367,9 @@ fn the_aging_decoder_names_the_byte_of_what_is_wrong() {
     let c = amq::wire::decode(&good).unwrap();
     assert_eq!((c.params.len(), c.payload.len()), (10, 32));
     let at = |bytes: Vec<u8>| errors::corrupt_at(AgingBloom::from_bytes(&bytes));
-    assert_eq!(at(with_param(&good, 4, 2)), 56);
-    assert_eq!(at(with_param(&good, 6, 3)), 72);
-    assert_eq!(at(with_param(&good, 1, 0)), 24);
+    assert_eq!(at(edited(&good, |p, _| p[4] = 2)), 56);
+    assert_eq!(at(edited(&good, |p, _| p[6] = 3)), 72);
+    assert_eq!(at(edited(&good, |p, _| p[1] = 0)), 24);
     let with_word = |i: usize, w: u64| {
         let mut payload = c.payload.to_vec();
         payload[8 * i..8 * i + 8].copy_from_slice(&w.to_le_bytes());
