@@ -94,16 +94,18 @@ fn text(state: &AppState, workers: usize) -> String {
     for (name, help, family) in gauges {
         registry.register(name, help, family);
     }
-    let count = Gauge::<i64>::default();
-    count.set(i64::try_from(filters.len()).unwrap_or(i64::MAX));
-    registry.register("filters", "filters served", count);
-    let threads = Gauge::<i64>::default();
-    threads.set(i64::try_from(workers).unwrap_or(i64::MAX));
-    registry.register(
-        "workers",
-        "the runtime's worker threads (--workers)",
-        threads,
-    );
+    for (name, help, n) in [
+        ("filters", "filters served", filters.len()),
+        (
+            "workers",
+            "the runtime's worker threads (--workers)",
+            workers,
+        ),
+    ] {
+        let gauge = Gauge::<i64>::default();
+        gauge.set(i64::try_from(n).unwrap_or(i64::MAX));
+        registry.register(name, help, gauge);
+    }
     let (made, refused) = state.engine().commit_counts();
     for (name, help, n) in [
         (
