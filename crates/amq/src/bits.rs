@@ -47,16 +47,13 @@ impl BitVec {
                 alloc::format!("{} words cannot hold exactly {len} bits", words.len()),
             ));
         }
-        let tail = len % 64;
-        if tail != 0 {
-            if let Some(last) = words.last() {
-                let stray = last & (u64::MAX << tail);
-                if stray != 0 {
-                    return Err(Error::corrupt(
-                        lowest_set_byte(words.len() - 1, stray),
-                        "bits set past the end of the bit vector",
-                    ));
-                }
+        if let Some(&last) = words.last() {
+            let stray = bits_past(last, len);
+            if stray != 0 {
+                return Err(Error::corrupt(
+                    lowest_set_byte(words.len() - 1, stray),
+                    "bits set past the end of the bit vector",
+                ));
             }
         }
         Ok(BitVec { words, len })
@@ -274,6 +271,15 @@ pub fn words_to_le_bytes(words: &[u64]) -> Vec<u8> {
         out.extend_from_slice(&w.to_le_bytes());
     }
     out
+}
+
+/// The bits of `last`, the last word of a layout `used` bits long, at or past bit `used`:
+/// the ones that must be 0 (none when `used` fills the word).
+pub(crate) fn bits_past(last: u64, used: u64) -> u64 {
+    match used % 64 {
+        0 => 0,
+        tail => last & (u64::MAX << tail),
+    }
 }
 
 /// The byte, in words read as little-endian bytes, of the lowest set bit of `stray`, the

@@ -74,12 +74,8 @@ impl NegativeCache<NoClock> {
         }
         let all = crate::bits::le_bytes_to_words(c.payload)?;
         let (entry_part, expiry_part) = all.split_at(words as usize);
-        let (last, tail) = (words as usize - 1, slots * u64::from(b + 1) % 64);
-        let stray = if tail == 0 {
-            0
-        } else {
-            entry_part[last] & (u64::MAX << tail)
-        };
+        let last = words as usize - 1;
+        let stray = crate::bits::bits_past(entry_part[last], slots * u64::from(b + 1));
         if stray != 0 {
             return Err(Error::corrupt(
                 c.payload_offset() + crate::bits::lowest_set_byte(last, stray),
