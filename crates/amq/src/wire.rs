@@ -353,7 +353,13 @@ pub fn decode(bytes: &[u8]) -> Result<Container<'_>> {
     }
     let payload_len = read_u64(bytes, 16);
     let start = payload_offset(nparams as usize);
-    let room = bytes.len().saturating_sub(start + 8) as u64;
+    // a file cut short is refused in the part where it ends: the parameter words, the
+    // payload, or the checksum (an end in the zero padding between them counts as the next)
+    let params_end = HEADER_LEN + 8 * nparams as usize;
+    if bytes.len() < params_end {
+        return Err(truncated("parameters", HEADER_LEN, params_end - HEADER_LEN));
+    }
+    let room = bytes.len().saturating_sub(start) as u64;
     if payload_len > room {
         return Err(Error::Truncated {
             what: "payload",
@@ -378,7 +384,6 @@ pub fn decode(bytes: &[u8]) -> Result<Container<'_>> {
     if stored != computed {
         return Err(Error::ChecksumMismatch { stored, computed });
     }
-    let params_end = HEADER_LEN + 8 * nparams as usize;
     if bytes[params_end..start].iter().any(|&b| b != 0) {
         return Err(Error::corrupt(
             params_end,

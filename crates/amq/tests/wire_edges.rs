@@ -114,30 +114,55 @@ fn a_scheme_word_of_one_is_refused_at_its_offset() {
     }
 }
 
-/// A payload length past the bytes present is refused as a truncated payload, with the room
-/// there is: a header (p = 0, so the payload starts at 64) declaring 8 payload bytes, in a
-/// file of 72 bytes, has 72 − 64 − 8 = 0 bytes of room for a payload once the checksum's 8
-/// are kept back.
+/// A file that ends early is refused as truncated in the part where it ends, with the bytes
+/// of that part present: a header (p = 0, so the payload starts at 64) declaring 16 payload
+/// bytes, cut to 72 bytes, has 8 of the payload's 16; cut to 80, the whole payload and none of
+/// the checksum (at 80, past the payload, which ends on an 8-byte boundary); cut to 84, 4 of
+/// the checksum's 8. A partial download is so told apart from a checksum that is missing.
 #[test]
-fn a_payload_length_past_the_end_is_a_truncated_payload() {
+fn a_file_cut_short_names_the_part_where_it_ends() {
     let mut bytes = bare_header(1);
-    bytes[16..24].copy_from_slice(&8u64.to_le_bytes());
-    bytes.resize(72, 0);
+    bytes[16..24].copy_from_slice(&16u64.to_le_bytes());
+    let cut = |len: usize| {
+        let mut b = bytes.clone();
+        b.resize(len, 0);
+        decode(&b).err()
+    };
+    let truncated = |what, offset, needed, available| {
+        Some(Error::Truncated {
+            what,
+            offset,
+            needed,
+            available,
+        })
+    };
+    assert_eq!(cut(72), truncated("payload", 64, 16, 8));
+    assert_eq!(cut(80), truncated("checksum", 80, 8, 0));
+    assert_eq!(cut(84), truncated("checksum", 80, 8, 4));
+    // the whole file: now only the checksum's value is wrong
+    assert!(matches!(
+        cut(88),
+        Some(Error::ChecksumMismatch { stored: 0, .. })
+    ));
+}
+
+/// A file that ends inside its parameter words is refused as truncated there: 5 words (the
+/// classic filter's) take bytes 24 to 64, so a file of 40 bytes holds 16 of their 40. The
+/// parameter count in the header is what says how many bytes they need.
+#[test]
+fn a_file_cut_in_its_parameters_names_them() {
+    let mut bytes = bare_header(1);
+    bytes[8..12].copy_from_slice(&5u32.to_le_bytes());
+    bytes.resize(40, 0);
     assert_eq!(
         decode(&bytes),
         Err(Error::Truncated {
-            what: "payload",
-            offset: 64,
-            needed: 8,
-            available: 0,
+            what: "parameters",
+            offset: 24,
+            needed: 40,
+            available: 16,
         })
     );
-    // one more block of 8 bytes: now the payload fits and only the checksum is wrong
-    bytes.resize(80, 0);
-    assert!(matches!(
-        decode(&bytes),
-        Err(Error::ChecksumMismatch { stored: 0, .. })
-    ));
 }
 
 /// Non-zero padding after the payload, under a valid checksum, is refused at the first
