@@ -1,8 +1,10 @@
 //! Edges of the aging Bloom filter (`src/window/aging.rs`, `src/window/aging/`) that the
 //! window_edges and wire_edges tests leave open: the decoder's check for bits past the m
-//! groups in a bit word after the first, at the byte a hand-worked layout puts the bit in.
-//! Each test was written against a mutant of `src/window/aging/*.rs` that cargo-mutants found
-//! the lib, window_edges and wire_edges tests let through.
+//! groups in a bit word after the first, at the byte a hand-worked layout puts the bit in, and
+//! the seed a filter reports.
+//! Each test was written against a mutant of `src/window/aging.rs` or `src/window/aging/*.rs`
+//! that cargo-mutants found the lib, aging_edges, batch, fpr_model, schema, window_edges and
+//! wire_edges tests let through.
 
 use amq::window::{AgingBloom, Rotation};
 
@@ -43,4 +45,21 @@ fn bits_past_m_in_a_later_word_are_refused_at_their_byte() {
         corrupt_at(AgingBloom::from_bytes(&with_second_word(1 << 63))),
         175
     );
+}
+
+// ---- aging.rs
+
+/// A filter reports the seed it was built with, keeps it through its file (parameter word 3)
+/// and hashes with it: the seed decides the bits, so a filter that forgot it would answer
+/// other items. Against the mutant `seed()` → 0, which the other tests (all with seed 0 or
+/// reading only the bits) let through.
+#[test]
+fn the_aging_seed_is_the_one_given() {
+    let f = AgingBloom::new(64, 2, 3, Rotation::Count(2), 0x5eed).unwrap();
+    assert_eq!(f.seed(), 0x5eed);
+    let bytes = f.to_bytes();
+    assert_eq!(amq::wire::decode(&bytes).unwrap().params[3], 0x5eed);
+    assert_eq!(AgingBloom::from_bytes(&bytes).unwrap().seed(), 0x5eed);
+    let zero = AgingBloom::new(64, 2, 3, Rotation::Count(2), 0).unwrap();
+    assert_ne!(f.hash("a"), zero.hash("a"));
 }
