@@ -6,7 +6,9 @@
 //! that cargo-mutants found the lib, aging_edges, batch, fpr_model, schema, window_edges and
 //! wire_edges tests let through.
 
+use amq::clock::ManualClock;
 use amq::window::{AgingBloom, Rotation};
+use amq::Insert;
 
 #[path = "common/errors.rs"]
 mod errors;
@@ -62,4 +64,52 @@ fn the_aging_seed_is_the_one_given() {
     assert_eq!(AgingBloom::from_bytes(&bytes).unwrap().seed(), 0x5eed);
     let zero = AgingBloom::new(64, 2, 3, Rotation::Count(2), 0).unwrap();
     assert_ne!(f.hash("a"), zero.hash("a"));
+}
+
+/// A clock jump of s intervals rotates the ring as s single steps do, for every s from 1 to
+/// 3g + 1 with g = 3 and g = 4 (Δ = 1, the first insert at time 1 in generation 1): the files
+/// agree byte for byte, the current generation (1 + s) mod g included, and so does the next
+/// insert. A jump of more than g steps clears the ring g times and moves the current
+/// generation on by (s − g) mod g. A filter rotated by hand to generation 2 of 3 in
+/// interval 0, its clock jumped to the end of time (s = 2⁶⁴ − 1 steps), lands on generation
+/// (2 + s) mod 3 = 2 (2⁶⁴ − 1 is a multiple of 3), without overflow: current + s would pass
+/// 2⁶⁴. Against the mutants of `(current + (steps − g) % g) % g` in `expire`, which the
+/// one jump of 11 steps in window_edges lets through where (11 − 3) / 3 and (11 − 3) % 3 agree.
+#[test]
+fn a_jump_of_any_length_rotates_as_single_steps_do() {
+    for g in [3u32, 4] {
+        for s in 1..=u64::from(3 * g + 1) {
+            let start = |clock: &ManualClock| {
+                let mut f = AgingBloom::new(64, 2, g, Rotation::Time(1), 0)
+                    .unwrap()
+                    .with_clock(clock.clone());
+                f.insert("a").unwrap();
+                f
+            };
+            let (jump, steps) = (ManualClock::new(1), ManualClock::new(1));
+            let (mut j, mut t) = (start(&jump), start(&steps));
+            jump.set(1 + s);
+            j.expire();
+            for now in 2..=1 + s {
+                steps.set(now);
+                t.expire();
+            }
+            assert_eq!(j.to_bytes(), t.to_bytes(), "g = {g}, s = {s}");
+            let current = amq::wire::decode(&j.to_bytes()).unwrap().params[6];
+            assert_eq!(current, (1 + s) % u64::from(g), "g = {g}, s = {s}");
+            j.insert("b").unwrap();
+            t.insert("b").unwrap();
+            assert_eq!(j.to_bytes(), t.to_bytes(), "g = {g}, s = {s}");
+        }
+    }
+    let clock = ManualClock::new(0);
+    let mut f = AgingBloom::new(64, 2, 3, Rotation::Time(1), 0)
+        .unwrap()
+        .with_clock(clock.clone());
+    f.rotate();
+    f.rotate(); // generation 2, still in interval 0
+    clock.set(u64::MAX);
+    f.expire();
+    assert_eq!(amq::wire::decode(&f.to_bytes()).unwrap().params[6], 2);
+    assert_eq!(f.epoch(), u64::MAX);
 }
