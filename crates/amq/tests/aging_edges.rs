@@ -113,3 +113,24 @@ fn a_jump_of_any_length_rotates_as_single_steps_do() {
     assert_eq!(amq::wire::decode(&f.to_bytes()).unwrap().params[6], 2);
     assert_eq!(f.epoch(), u64::MAX);
 }
+
+/// `contains_hash_batch` answers each hash as `contains_hash` does: with Count(10) over 3
+/// generations, 40 items leave items 10 to 39 in the live generations (found: no false
+/// negatives) and items 0 to 9 cleared by the third rotation, and the batch agrees with the
+/// single query on every member, every forgotten item and every item never inserted. Against
+/// the mutant that leaves `out` untouched, which only `contains_batch` (items, not hashes) was
+/// tested for.
+#[test]
+fn contains_hash_batch_answers_as_single_queries() {
+    let mut f = AgingBloom::new(1 << 10, 3, 3, Rotation::Count(10), 0).unwrap();
+    for i in 0..40u32 {
+        f.insert(&i).unwrap();
+    }
+    let hashes: Vec<u128> = (0..80u32).map(|i| f.hash(&i)).collect();
+    let mut out = vec![false; hashes.len()];
+    f.contains_hash_batch(&hashes, &mut out);
+    for (i, &h) in hashes.iter().enumerate() {
+        assert_eq!(out[i], f.contains_hash(h), "item {i}");
+    }
+    assert!(out[10..40].iter().all(|&hit| hit), "a member was not found");
+}
