@@ -1,18 +1,20 @@
-//! Edges of the aging Bloom filter (`src/window/aging.rs`, `src/window/aging/`) that the
-//! window_edges and wire_edges tests leave open: the decoder's check for bits past the m
-//! groups in a bit word after the first, at the byte a hand-worked layout puts the bit in, and
-//! the seed a filter reports.
-//! Each test was written against a mutant of `src/window/aging.rs` or `src/window/aging/*.rs`
+//! Edges of the aging Bloom filter (`src/window/aging.rs`, `src/window/aging/`,
+//! `src/window/aging_plan.rs`) that the window_edges and wire_edges tests leave open: the
+//! decoder's check for bits past the m groups in a bit word after the first, at the byte a
+//! hand-worked layout puts the bit in; the seed a filter reports; clock jumps of any length;
+//! the batched query of hashes; and the sizing from a window: the period c or Δ, the
+//! refusals by name, the planned bytes. Each test was written against a mutant of those files
 //! that cargo-mutants found the lib, aging_edges, batch, fpr_model, schema, window_edges and
 //! wire_edges tests let through.
 
 use amq::clock::ManualClock;
+use amq::math::Spec;
 use amq::window::{AgingBloom, Rotation};
 use amq::Insert;
 
 #[path = "common/errors.rs"]
 mod errors;
-use errors::corrupt_at;
+use errors::{corrupt_at, invalid};
 #[path = "common/files.rs"]
 mod files;
 use files::edited;
@@ -133,4 +135,71 @@ fn contains_hash_batch_answers_as_single_queries() {
         assert_eq!(out[i], f.contains_hash(h), "item {i}");
     }
     assert!(out[10..40].iter().all(|&hit| hit), "a member was not found");
+}
+
+// ---- aging_plan.rs
+
+/// A window of w insertions over g generations gives each c = ⌈w/(g − 1)⌉ items, so that the
+/// g − 1 full generations besides the current one hold at least w: w = 10, g = 4 makes c = 4
+/// (3 would hold 9). A window of s seconds gives the interval Δ = ⌈s/(g − 1)⌉: 3600 s over
+/// 4 generations makes Δ = 1200, and 3601 s makes 1201. Against the mutants of g − 1 in
+/// `aging_shape` (g + 1, g / 1), which give c = 2 or 3 and Δ = 720 or 900.
+#[test]
+fn the_window_is_shared_by_g_minus_one_generations() {
+    let count = AgingBloom::with_window(10, 4, 0.01, 0).unwrap();
+    assert_eq!(
+        (count.rotation(), count.generations()),
+        (Rotation::Count(4), 4)
+    );
+    let time = |s: u64| AgingBloom::with_time_window(s, 4, 100, 0.01, 0).unwrap();
+    assert_eq!(time(3600).rotation(), Rotation::Time(1200));
+    assert_eq!(time(3601).rotation(), Rotation::Time(1201));
+}
+
+/// A window of 0 insertions, of 0 seconds, or of 0 items per interval is refused as `window`,
+/// with a message that says it must be at least 1, before anything is sized from it (a
+/// capacity of 0 would be refused as `n`, an interval of 0 as `rotation`); a rate outside
+/// (0, 1) is refused as `fpr` quoting the rate the caller gave, not the per-generation rate
+/// derived from it. Against the mutants of the match arms and guards of `aging_shape` and of
+/// the range test of `per_generation_fpr`.
+#[test]
+fn empty_windows_and_bad_rates_are_refused_by_name() {
+    let message = |r: amq::Result<AgingBloom>| r.unwrap_err().to_string();
+    assert_eq!(invalid(AgingBloom::with_window(0, 4, 0.01, 0)), "window");
+    for (seconds, items) in [(0, 100), (3600, 0), (0, 0)] {
+        let r = AgingBloom::with_time_window(seconds, 4, items, 0.01, 0);
+        assert!(
+            message(r.clone()).contains("at least 1"),
+            "{seconds} s, {items}"
+        );
+        assert_eq!(invalid(r), "window");
+    }
+    for fpr in [0.0, 1.0, 1.5, -0.5] {
+        let r = AgingBloom::with_window(10, 4, fpr, 0);
+        assert!(message(r.clone()).contains(&format!("got {fpr}")), "{fpr}");
+        assert_eq!(invalid(r), "fpr");
+    }
+}
+
+/// The planner's payload bytes for an aging spec are those of the filter it describes:
+/// ⌈m·G/64⌉ words, G = g rounded up to a power of two (g = 3 → G = 4, g = 5 → G = 8), the
+/// size the built filter reports from the words it allocated. Against the mutants of
+/// `m * G` and `8 * words` in `aging_shape`.
+#[test]
+fn the_planned_bytes_are_the_built_filters() {
+    for g in [3, 5] {
+        let spec = Spec::AgingBloom {
+            window: Some(1000),
+            window_seconds: None,
+            items_per_generation: None,
+            generations: g,
+            fpr: 0.01,
+        };
+        let plan = amq::math::plan(&spec).unwrap();
+        let f = AgingBloom::with_window(1000, g, 0.01, 0).unwrap();
+        let group = u64::from(g.next_power_of_two());
+        assert_eq!(plan.bytes, f.size_bytes());
+        assert_eq!(plan.bytes, 8 * (f.m() * group).div_ceil(64));
+        assert_eq!(plan.k, f.k());
+    }
 }
