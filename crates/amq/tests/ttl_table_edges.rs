@@ -2,8 +2,9 @@
 //! `tests/ttl_edges.rs` leave open, built bucket by bucket from chosen hashes through the public
 //! `insert_hash`: an insert refused only when both of its buckets hold live entries and so does
 //! the victim stash (one full bucket is not enough), a stash entry moved back into the table
-//! when a remove or a sweep frees a slot, and a kick walk that moves only the one entry with
-//! room in its other bucket. Each test was written against a mutant of `src/ttl/table.rs` that
+//! when a remove or a sweep frees a slot, a kick walk that moves only the one entry with room
+//! in its other bucket, and a stash entry kept when a sliding-window epoch (which shares the
+//! table) is compacted. Each test was written against a mutant of `src/ttl/table.rs` that
 //! cargo-mutants found the other tests let through.
 
 use amq::hash::{cuckoo_alt_index, cuckoo_fingerprint, cuckoo_index};
@@ -176,4 +177,30 @@ fn a_kick_moves_only_the_entry_with_room_in_its_other_bucket() {
     want.extend(bucket([slot(e_fp), 0, 0, 0]));
     assert_eq!(payload(&f), want);
     assert!(!f.stash_used_at(0));
+}
+
+/// The table's stash entry is one of its entries when a sliding-window epoch is compacted:
+/// with 2⁴ buckets, 5 members whose fingerprints' offsets `top₄(fp · C)` are 0 have bucket 0
+/// as both of their buckets (in every smaller table too), so 4 fill it and the fifth goes to
+/// the stash; closing the epoch after its B = 5 registrations shrinks its table to 2² buckets
+/// (the planned load at 5 members is 0.5, 2 per bucket: ⌈5/2⌉ = 3, a power of two up), and
+/// all 5 must still be found there (a member lost would be a false negative), the fifth in
+/// the new table's stash. Written against `entries`' `stash != 0` made `==`, which left the stash
+/// entry out of the shrunk table.
+#[test]
+fn a_compacted_epoch_keeps_its_stash_entry() {
+    let mut set = amq::SlidingWindowCuckoo::new(5, F, 4, 0).unwrap();
+    let members: Vec<u128> = (1..1u32 << F)
+        .filter(|&fp| amq::hash::halving_cuckoo_alt_index(0, fp, 4) == 0)
+        .take(5)
+        .map(|fp| hash_to(0, fp, 1))
+        .collect();
+    for &h in &members {
+        assert_eq!(amq::hash::halving_cuckoo_index(h, 4), 0);
+        assert_eq!(set.register_hash(h).unwrap(), 0);
+    }
+    let info = set.epoch(0).unwrap();
+    assert!(!info.open);
+    assert_eq!((info.buckets, info.members), (4, 5));
+    assert!(members.iter().all(|&h| set.contains_hash(h, 0)));
 }
