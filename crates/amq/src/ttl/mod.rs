@@ -492,9 +492,12 @@ impl<C: Clock> TtlCuckooFilter<C> {
             .place(i1, i2, entry, &view, self.seed, |i, fp| {
                 cuckoo_alt_index(i, fp, b)
             })
+            // Not reached: the check before the sweep refuses first, and a sweep only frees
+            // slots or moves the stash into one (tests/ttl_table_edges.rs builds each case);
+            // should it ever be, the item is refused with this error (`place` changed nothing)
             .map_err(|()| Error::Full {
                 items: self.entries_at(now).0,
-                capacity: b * u64::from(SLOTS) + 1,
+                capacity: self.slots() + 1,
             })?;
         self.inserted = self.inserted.saturating_add(1);
         Ok(true)
