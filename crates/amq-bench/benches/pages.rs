@@ -12,8 +12,8 @@
 //! (`AnonHugePages` of /proc/self/smaps_rollup): 0 where THP is off.
 //!
 //! * `floor`: the `independent` reads (on the allocator's pages) at the table sizes of the
-//!   filters in BENCHMARKS.md (1.25, 12, 16, 24 and 64 MiB): the floor a query of a filter that size
-//!   cannot beat, one random cache-line load, to state each filter's time as a multiple of it.
+//!   filters in BENCHMARKS.md (1.25, 12, 16, 24 and 64 MiB): the floor a query of a filter that
+//!   size cannot beat, one random cache-line load, to state each filter's time as a multiple of it.
 //!
 //! Run: `cargo bench -p amq-bench --bench pages` (`-- floor` for the floor alone).
 

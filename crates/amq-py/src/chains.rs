@@ -77,13 +77,13 @@ membership_class!(
 /// An expandable cuckoo filter: cuckoo filters of growing capacity and longer fingerprints,
 /// queried together, the whole chain within ``fpr``, with ``remove``.
 ///
-/// ``ExpandableCuckooFilter(n, fpr, seed=0, expansion=2, tightening=0.5)``: the first link
-/// holds ``n`` items; when it cannot take one, a link ``expansion`` times larger with
-/// ``tightening`` times the rate is added (while the rate fits 16-bit fingerprints, at most 32
-/// links; ``expansion=0`` never grows and raises ``amq.FilterFullError``). ``remove`` deletes one copy: only remove what was added,
-/// and across links a remove may take the copy of another item with the same fingerprint
-/// (as RedisBloom's ``CF.DEL`` on a chain). Its ``.amq`` file is the one ``amq serve`` keeps
-/// for an ``expandable-cuckoo`` spec; ``amq info`` reads it.
+/// ``ExpandableCuckooFilter(n, fpr, seed=0, expansion=2, tightening=0.5)``: the first link holds
+/// ``n`` items; when it cannot take one, a link ``expansion`` times larger with ``tightening``
+/// times the rate is added (while the rate fits 16-bit fingerprints, at most 32 links;
+/// ``expansion=0`` never grows and raises ``amq.FilterFullError``). ``remove`` deletes one copy:
+/// only remove what was added, and across links a remove may take the copy of another item with the
+/// same fingerprint (as RedisBloom's ``CF.DEL`` on a chain). Its ``.amq`` file is the one
+/// ``amq serve`` keeps for an ``expandable-cuckoo`` spec; ``amq info`` reads it.
 ///
 /// >>> f = amq.ExpandableCuckooFilter(100, 0.01)
 /// >>> f.add_many(range(500))

@@ -210,11 +210,11 @@ macro_rules! membership_class {
                 $crate::filters::insert_batch(py, &mut self.inner, items)
             }
 
-            /// The filter's shape, fill and estimated false-positive rate: a dict with the keys
-            /// of ``amq info --json`` (``kind``, ``m_bits``, ``k``, ``seed``,
-            /// ``items_inserted``, ``bytes``, ``fill_ratio``, ``estimated_items``,
-            /// ``estimated_fpr`` and the kind's own, such as ``load_factor``, ``links`` or the Bloom
-            /// kinds' ``index_scheme``: 2, or 1 for a file of a version before it).
+            /// The filter's shape, fill and estimated false-positive rate: a dict with the keys of
+            /// ``amq info --json`` (``kind``, ``m_bits``, ``k``, ``seed``, ``items_inserted``,
+            /// ``bytes``, ``fill_ratio``, ``estimated_items``, ``estimated_fpr`` and the kind's
+            /// own, such as ``load_factor``, ``links`` or the Bloom kinds' ``index_scheme``: 2, or
+            /// 1 for a file of a version before it).
             fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
                 $crate::convert::to_object(py, &self.inner.info())
             }

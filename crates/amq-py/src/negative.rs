@@ -19,8 +19,9 @@ use pyo3::prelude::*;
 /// known to be missing upstream, and skip the lookup for them.
 ///
 /// The methods that depend on the time take ``now`` (seconds since the Unix epoch, an int or a
-/// float such as ``time.time()``, rounded down; default: the system clock), as the command line's ``--now``. It is the call's own: calls at other
-/// times from other threads, or on a copy, do not change it.
+/// float such as ``time.time()``, rounded down; default: the system clock), as the command line's
+/// ``--now``. It is the call's own: calls at other times from other threads, or on a copy, do not
+/// change it.
 ///
 /// >>> c = amq.NegativeCache(10, ttl=60)  # 1,024 slots of 64-bit fingerprints
 /// >>> c.add("miss", now=100)

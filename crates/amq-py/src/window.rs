@@ -206,11 +206,12 @@ fn read_positions(obj: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<u64>> {
 /// The aging Bloom filter: g generations rotated by insertions or by seconds, so an item is
 /// found within the last window and forgotten after it.
 ///
-/// ``AgingBloom.with_window(window, generations, fpr)`` remembers at least the last
-/// ``window`` insertions; ``AgingBloom.with_time_window(window_seconds, generations,
-/// items_per_generation, fpr)`` at least the last ``window_seconds`` seconds. The methods
-/// that depend on the time take ``now`` (seconds since the Unix epoch, an int or a float such
-/// as ``time.time()``, rounded down; default: the system clock), as the command line's ``--now``. It is the call's own: calls at other times from
+/// ``AgingBloom.with_window(window, generations, fpr)`` remembers at least the last ``window``
+/// insertions;
+/// ``AgingBloom.with_time_window(window_seconds, generations, items_per_generation, fpr)`` at least
+/// the last ``window_seconds`` seconds. The methods that depend on the time take ``now`` (seconds
+/// since the Unix epoch, an int or a float such as ``time.time()``, rounded down; default: the
+/// system clock), as the command line's ``--now``. It is the call's own: calls at other times from
 /// other threads, or on a copy, do not change it.
 ///
 /// >>> f = amq.AgingBloom.with_time_window(3600, 4, 1000, 0.01)

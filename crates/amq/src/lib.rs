@@ -33,10 +33,11 @@
 //!   ([`math::blocked_fpr`]), with prefetching batched queries. Putze, Sanders and Singler,
 //!   "Cache-, Hash- and Space-Efficient Bloom Filters", WEA 2007.
 //! * [`SplitBlockBloomFilter`]: one bit in each of the eight 64-bit lanes of a 64-byte block
-//!   (k = 8), XXH3-64, AVX-512 or AVX2 where the CPU has it; 0.42% at 12 bits per key where Parquet's
-//!   256-bit split block gives 0.54% ([`math::split_block_fpr`]). The split block layout of the
-//!   Parquet specification (<https://github.com/apache/parquet-format/blob/master/BloomFilter.md>);
-//!   Putze, Sanders and Singler, WEA 2007.
+//!   (k = 8), XXH3-64, AVX-512 or AVX2 where the CPU has it; 0.42% at 12 bits per key where
+//!   Parquet's 256-bit split block gives 0.54% ([`math::split_block_fpr`]). The split block layout
+//!   of the Parquet specification
+//!   (<https://github.com/apache/parquet-format/blob/master/BloomFilter.md>); Putze, Sanders and
+//!   Singler, WEA 2007.
 //! * [`CuckooFilter`]: fingerprints in a cuckoo hash table of 4-slot buckets, with deletion
 //!   ([`Remove`]) and copy counts ([`cuckoo`]). Fan, Andersen, Kaminsky and Mitzenmacher,
 //!   "Cuckoo Filter: Practically Better Than Bloom", CoNEXT 2014.

@@ -1,7 +1,8 @@
-//! The batched paths: `insert_batch` (classic Bloom and cuckoo filters) builds the same filter
-//! as inserting one item at a time, and every kind's `contains_batch` gives the answers of
-//! `contains` (and `contains_batch_values`, for u64 items), in small filters (a property) and in filters large enough that the batches
-//! prefetch (4 MiB and more for the classic Bloom filter, 16 MiB for the aging one).
+//! The batched paths: `insert_batch` (classic Bloom and cuckoo filters) builds the same filter as
+//! inserting one item at a time, and every kind's `contains_batch` gives the answers of `contains`
+//! (and `contains_batch_values`, for u64 items), in small filters (a property) and in filters large
+//! enough that the batches prefetch (4 MiB and more for the classic Bloom filter, 16 MiB for the
+//! aging one).
 
 use amq::clock::ManualClock;
 use amq::cuckoo::{ExpandableCuckooFilter, ExpandableParams};

@@ -147,10 +147,10 @@ fn a_registration_that_closes_an_epoch_early_is_counted_exactly() {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
-    /// The chains and the sliding-window cuckoo filter count what an item adds exactly: an
-    /// item is refused if and only if its unlimited insert would take the filter over. The
-    /// last filter's epoch tables (4 buckets of 4 slots) now and then fill before their 16 registrations,
-    /// so its registrations also close epochs early (compacted) to open new ones.
+    /// The chains and the sliding-window cuckoo filter count what an item adds exactly: an item is
+    /// refused if and only if its unlimited insert would take the filter over. The last filter's
+    /// epoch tables (4 buckets of 4 slots) now and then fill before their 16 registrations, so its
+    /// registrations also close epochs early (compacted) to open new ones.
     #[test]
     fn exact_kinds_refuse_exactly_what_would_pass_the_limit(
         kind in 0usize..4, room in 0u64..1500, items in 50u32..600, seed in any::<u32>(),

@@ -122,7 +122,8 @@ impl BlockFilter {
     /// which are deduplicated (a set) before N is counted.
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`](crate::Error::InvalidParameter) if there are 2³² or more distinct elements.
+    /// [`Error::InvalidParameter`](crate::Error::InvalidParameter) if there are 2³² or more
+    /// distinct elements.
     pub fn build<E: AsRef<[u8]>>(block_hash: &[u8; 32], elements: &[E]) -> Result<Self> {
         Self::build_with(block_hash, P, M, elements)
     }
@@ -220,11 +221,12 @@ impl BlockFilter {
     /// them (a filter that validates re-encodes to the same bytes).
     ///
     /// # Errors
-    /// [`Error::Truncated`](crate::Error::Truncated) for a short prefix or too few bytes for N codes;
-    /// [`Error::Corrupt`](crate::Error::Corrupt) for a non-minimal CompactSize, a value
-    /// reaching F or bytes after the last code; [`Error::InvalidParameter`](crate::Error::InvalidParameter) for
-    /// N above 0x02000000 or bad P, M. Offsets count from the filter's first byte (the
-    /// CompactSize), not from the first code.
+    /// [`Error::Truncated`](crate::Error::Truncated) for a short prefix or too few bytes for N
+    /// codes; [`Error::Corrupt`](crate::Error::Corrupt) for a non-minimal CompactSize, a value
+    /// reaching F or bytes after the last code;
+    /// [`Error::InvalidParameter`](crate::Error::InvalidParameter) for N above 0x02000000 or bad
+    /// P, M. Offsets count from the filter's first byte (the CompactSize), not from the first
+    /// code.
     ///
     /// # Panics
     /// Never, for any input.

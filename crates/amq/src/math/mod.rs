@@ -224,11 +224,11 @@ pub fn bloom_size(n: u64, target: f64, k: Option<u32>) -> Result<(u64, u32)> {
     Ok((m, pick(m)))
 }
 
-/// The smallest classic filter for n items whose [`fpr`] **and** [`fpr_exact`] are both at
-/// most `target`: [`bloom_size`], then the smallest larger m at which the exact expectation
+/// The smallest classic filter for n items whose [`fpr`] **and** [`fpr_exact`] are both at most
+/// `target`: [`bloom_size`], then the smallest larger m at which the exact expectation
 /// `(1 − (1 − 1/m)^(k·n))^k` is within `target` too (a few bits more: it is a hair above the
-/// classic form), found in at most 126 evaluations. The aging filter's generations and the scalable filter's links are sized
-/// this way, so the bound they state holds under either model.
+/// classic form), found in at most 126 evaluations. The aging filter's generations and the scalable
+/// filter's links are sized this way, so the bound they state holds under either model.
 ///
 /// # Errors
 /// As [`bloom_size`].

@@ -26,12 +26,11 @@ pub struct Plan {
     pub bytes: u64,
     /// m/n.
     pub bits_per_key: f64,
-    /// Expected ε at n items: [`fpr`](super::fpr) for `bloom`, [`blocked_fpr`](super::blocked_fpr) for
-    /// `blocked-bloom`, [`split_block_fpr`](super::split_block_fpr) for `split-block-bloom`,
-    /// [`cuckoo::fpr`](crate::cuckoo::fpr) at the planned load, the steady
-    /// state of a full window, the bound over all generations, the bound `w·2⁻ᵇ`; for the
-    /// chains, the first link's rate at n items (the bound over the whole chain is in the
-    /// details).
+    /// Expected ε at n items: [`fpr`](super::fpr) for `bloom`, [`blocked_fpr`](super::blocked_fpr)
+    /// for `blocked-bloom`, [`split_block_fpr`](super::split_block_fpr) for `split-block-bloom`,
+    /// [`cuckoo::fpr`](crate::cuckoo::fpr) at the planned load, the steady state of a full window,
+    /// the bound over all generations, the bound `w·2⁻ᵇ`; for the chains, the first link's rate at
+    /// n items (the bound over the whole chain is in the details).
     pub fpr: f64,
     /// The exact-expectation form where there is one (else equal to `fpr`); for a scalable
     /// chain, its first link's as the chain fills it, with new items only

@@ -31,8 +31,9 @@ use alloc::vec::Vec;
 /// do not know in advance (the command line, the server, the bindings).
 ///
 /// The aging filter, the negative cache and the TTL cuckoo filter read the time from a
-/// [`ManualClock`] that starts at 0 when the filter is created or decoded ("no time has passed since it was written"); set it
-/// with [`set_now`](Self::set_now) before an operation that should see the current time.
+/// [`ManualClock`] that starts at 0 when the filter is created or decoded ("no time has passed
+/// since it was written"); set it with [`set_now`](Self::set_now) before an operation that should
+/// see the current time.
 ///
 /// # Example
 /// ```
@@ -377,10 +378,11 @@ impl AnyFilter {
         Ok(())
     }
 
-    /// Inserts an item's bytes: `Ok(false)` when it may already have been there. A
-    /// sliding-window filter puts it at its next position; a sliding-window cuckoo filter
-    /// registers it in its open epoch ([`insert_placed`](Self::insert_placed) says which); an aging filter, a negative cache and a TTL cuckoo
-    /// filter (with its default TTL) stamp it with the time set by [`set_now`](Self::set_now).
+    /// Inserts an item's bytes: `Ok(false)` when it may already have been there. A sliding-window
+    /// filter puts it at its next position; a sliding-window cuckoo filter registers it in its open
+    /// epoch ([`insert_placed`](Self::insert_placed) says which); an aging filter, a negative cache
+    /// and a TTL cuckoo filter (with its default TTL) stamp it with the time set by
+    /// [`set_now`](Self::set_now).
     ///
     /// # Errors
     /// [`Error::Full`] for a cuckoo filter that cannot take it (nothing is lost), and the

@@ -28,10 +28,11 @@
 //! per member (B = ⌊0.95 · 4 · 2ᵏ⌋ fills its table best: 7,782, 15,564, 31,129, 62,259, ...).
 //!
 //! Index derivation: the first bucket is the top k bits of the item hash's low half and the
-//! alternate is `i ⊕ top_k(fp · C)` ([`hash::halving_cuckoo_index`](crate::hash::halving_cuckoo_index),
-//! [`hash::halving_cuckoo_alt_index`](crate::hash::halving_cuckoo_alt_index)), so halving a
-//! table moves both buckets of every item together. (Fan, Andersen, Kaminsky and
-//! Mitzenmacher, "Cuckoo Filter: Practically Better Than Bloom", CoNEXT 2014.)
+//! alternate is `i ⊕ top_k(fp · C)`
+//! ([`hash::halving_cuckoo_index`](crate::hash::halving_cuckoo_index),
+//! [`hash::halving_cuckoo_alt_index`](crate::hash::halving_cuckoo_alt_index)), so halving a table
+//! moves both buckets of every item together. (Fan, Andersen, Kaminsky and Mitzenmacher, "Cuckoo
+//! Filter: Practically Better Than Bloom", CoNEXT 2014.)
 //!
 //! ```
 //! use amq::rln::SlidingWindowCuckoo;
@@ -198,8 +199,9 @@ impl SlidingWindowCuckoo {
     pub fn log2_buckets(&self) -> u32 {
         self.log2_buckets
     }
-    /// The bytes of an open epoch's table, `2ᵏ · ⌈4f/8⌉` (k = [`log2_buckets`](Self::log2_buckets));
-    /// a new epoch adds these to [`size_bytes`](Self::size_bytes) and its fixed overhead.
+    /// The bytes of an open epoch's table, `2ᵏ · ⌈4f/8⌉` (k =
+    /// [`log2_buckets`](Self::log2_buckets)); a new epoch adds these to
+    /// [`size_bytes`](Self::size_bytes) and its fixed overhead.
     pub fn epoch_bytes(&self) -> u64 {
         plan::table_bytes(self.log2_buckets, self.shape.f)
     }

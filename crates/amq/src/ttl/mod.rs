@@ -426,8 +426,8 @@ impl<C: Clock> TtlCuckooFilter<C> {
     /// # Errors
     /// [`Error::InvalidParameter`] if `ttl` is above [`max_ttl`](Self::max_ttl), the
     /// expiry `now + ttl` is past 2⁶⁴ − 1, or the entry would expire within the current tick
-    /// (possible only for a `ttl` below one tick; nothing is stored); [`Error::Full`] if both buckets hold only live
-    /// entries and so does the stash: nothing changes.
+    /// (possible only for a `ttl` below one tick; nothing is stored); [`Error::Full`] if both
+    /// buckets hold only live entries and so does the stash: nothing changes.
     pub fn insert_hash(&mut self, h: u128, now: u64, ttl: u64) -> Result<bool> {
         if ttl > self.max_ttl() {
             return Err(Error::invalid(

@@ -154,8 +154,8 @@ impl AgingBloom<NoClock> {
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] if m is 0, k is not in `1..=64`, g is not in
-    /// `2..=`[`MAX_GENERATIONS`], the rotation period is 0 or g times it overflows 64 bits, or
-    /// the filter does not fit in the address space; [`Error::OutOfMemory`] if it cannot be allocated.
+    /// `2..=`[`MAX_GENERATIONS`], the rotation period is 0 or g times it overflows 64 bits, or the
+    /// filter does not fit in the address space; [`Error::OutOfMemory`] if it cannot be allocated.
     pub fn new(m: u64, k: u32, generations: u32, rotation: Rotation, seed: u64) -> Result<Self> {
         check(m, k, generations, rotation)?;
         let g_bits = group_bits(generations);

@@ -2,8 +2,8 @@
 
 use crate::error::{Error, Result};
 
-/// The shape of a [`SlidingWindowBloom`](super::SlidingWindowBloom): window W bits, chunk (slide step) S bits, batch B
-/// insertions per slide, k indices per item.
+/// The shape of a [`SlidingWindowBloom`](super::SlidingWindowBloom): window W bits, chunk (slide
+/// step) S bits, batch B insertions per slide, k indices per item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct WindowParams {
@@ -17,7 +17,8 @@ pub struct WindowParams {
     pub k: u32,
 }
 
-/// The largest window a [`SlidingWindowBloom`](super::SlidingWindowBloom) accepts: 2³⁶ bits (8 GiB).
+/// The largest window a [`SlidingWindowBloom`](super::SlidingWindowBloom) accepts: 2³⁶ bits
+/// (8 GiB).
 pub const MAX_WINDOW_BITS: u64 = 1 << 36;
 /// The largest chunk: 2³² bits (offsets inside a chunk are 32-bit).
 pub const MAX_CHUNK_BITS: u64 = 1 << 32;

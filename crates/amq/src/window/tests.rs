@@ -92,10 +92,10 @@ fn neptune_finds_old_items_in_the_archive() {
     assert_eq!(round, f);
 }
 
-/// The file of a Neptune filter after 20,000 in-order inserts and 500 late ones, pinned by
-/// its length and XXH3-64 (as written by ab5e246, before the division-free index mapping): a change to how indices
-/// map to ring slots or archived chunks changes the file, and old files would then answer
-/// wrongly.
+/// The file of a Neptune filter after 20,000 in-order inserts and 500 late ones, pinned by its
+/// length and XXH3-64 (as written by ab5e246, before the division-free index mapping): a change to
+/// how indices map to ring slots or archived chunks changes the file, and old files would then
+/// answer wrongly.
 #[test]
 fn neptune_file_is_unchanged() {
     let mut f = SlidingWindowBloom::new(WindowParams::NEPTUNE, 7).unwrap();

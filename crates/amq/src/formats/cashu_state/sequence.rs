@@ -155,14 +155,14 @@ pub struct Inserted {
 /// **Count.** Every insertion operation adds one to the open block's count, whatever it
 /// sets: a repeat, noise, colliding positions. No set of elements is kept to deduplicate.
 ///
-/// **Seal.** The open block seals when its count reaches [`capacity`](super::capacity)`(b)`
-/// (at the time of that insertion, at width b), or when `timeout` seconds have passed since
-/// it opened (the timeout it opened under; at exactly start + timeout, folded to [`smallest_b`]`(count)` if
-/// [`SequenceConfig::fold`]), whichever comes first. A block that times out empty still
-/// seals (at b = 5 when folded). The next block opens when the previous one ends, at the
-/// next height, so `end` of one is `start` of the next. Sealed blocks never change; the
-/// count never exceeds capacity. If the clock jumped past several deadlines, each passes in
-/// turn: a run of empty blocks, one per timeout.
+/// **Seal.** The open block seals when its count reaches [`capacity`](super::capacity)`(b)` (at the
+/// time of that insertion, at width b), or when `timeout` seconds have passed since it opened (the
+/// timeout it opened under; at exactly start + timeout, folded to [`smallest_b`]`(count)` if
+/// [`SequenceConfig::fold`]), whichever comes first. A block that times out empty still seals
+/// (at b = 5 when folded). The next block opens when the previous one ends, at the next height,
+/// so `end` of one is `start` of the next. Sealed blocks never change; the count never exceeds
+/// capacity. If the clock jumped past several deadlines, each passes in turn: a run of empty
+/// blocks, one per timeout.
 ///
 /// **Open block.** With an open interval i, the open block is served as a snapshot taken at
 /// the boundaries `start + k·i`: it holds exactly the insertions made before the boundary, and

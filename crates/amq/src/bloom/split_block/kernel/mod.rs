@@ -46,11 +46,11 @@ const AHEAD: usize = 16;
 /// queries; at 10^7 the differences were within the run-to-run spread).
 const CHUNK: usize = 64;
 /// Below this many bytes of blocks the chunked batches (`contains_batch_values`,
-/// `insert_batch_values`) do not prefetch: the table answers from the L2 or L3 cache, and
-/// the prefetch and the queue of fetched blocks cost more than they hide (measured once, 1% filters: 12% faster without
-/// at 10^5 u64 items, 4% at 10^6). The other batch, with the hash inside its loop, keeps
-/// prefetching at every size: 16-byte keys at 10^6 measured 0.83–0.89× of sbbf-rs-safe's
-/// single queries that way, 1.04–1.10× chunked and without prefetching.
+/// `insert_batch_values`) do not prefetch: the table answers from the L2 or L3 cache, and the
+/// prefetch and the queue of fetched blocks cost more than they hide (measured once, 1% filters:
+/// 12% faster without at 10^5 u64 items, 4% at 10^6). The other batch, with the hash inside its
+/// loop, keeps prefetching at every size: 16-byte keys at 10^6 measured 0.83–0.89× of
+/// sbbf-rs-safe's single queries that way, 1.04–1.10× chunked and without prefetching.
 pub(crate) const PREFETCH_MIN_BYTES: usize = 4 << 20;
 
 /// Parquet's split block: eight 32-bit lanes, 32 bytes, aligned to 32.
