@@ -197,71 +197,38 @@ fn spec_mask512(h32: u32) -> [u64; 8] {
     m
 }
 
-/// One kernel module's own single query and insert, on 512- and 256-bit blocks.
-type Singles = (
-    fn(&[Block512], u64) -> bool,
-    fn(&mut [Block512], u64) -> bool,
-    fn(&[Block256], u64) -> bool,
-    fn(&mut [Block256], u64) -> bool,
-);
-
-/// The single query and insert of each kernel module this CPU runs, called directly.
-#[allow(unsafe_code)]
-fn singles() -> Vec<(Kernel, Singles)> {
-    let mut all: Vec<(Kernel, Singles)> = vec![(
-        Kernel::Portable,
-        (
-            |b, h| portable::query512(b, || h),
-            |b, h| portable::insert512(b, || h),
-            |b, h| portable::query256(b, || h),
-            |b, h| portable::insert256(b, || h),
-        ),
-    )];
-    #[cfg(target_arch = "x86_64")]
-    {
-        // SAFETY (each call below): only pushed once `is_supported` found the CPU's features.
-        if Kernel::Avx2.is_supported() {
-            all.push((
-                Kernel::Avx2,
-                (
-                    |b, h| unsafe { avx2::query512(b, || h) },
-                    |b, h| unsafe { avx2::insert512(b, || h) },
-                    |b, h| unsafe { avx2::query256(b, || h) },
-                    |b, h| unsafe { avx2::insert256(b, || h) },
-                ),
-            ));
-        }
-        if Kernel::Avx512.is_supported() {
-            all.push((
-                Kernel::Avx512,
-                (
-                    |b, h| unsafe { avx512::query512(b, || h) },
-                    |b, h| unsafe { avx512::insert512(b, || h) },
-                    |b, h| unsafe { avx512::query256(b, || h) },
-                    |b, h| unsafe { avx512::insert256(b, || h) },
-                ),
-            ));
-        }
-    }
-    all
+/// Kernel `$kernel`'s own `$f` (`query512`, `insert512`, `query256` or `insert256`, from
+/// `loops!`) on `blocks` for the hash `h`, through the dispatch every caller goes through.
+macro_rules! own {
+    ($kernel:expr, $f:ident, $blocks:expr, $h:expr) => {{
+        let h: u64 = $h;
+        dispatch!(
+            $kernel,
+            avx512::$f($blocks, || h),
+            avx2::$f($blocks, || h),
+            portable::$f($blocks, || h)
+        )
+    }};
 }
 
 /// Each kernel module's own single query and insert (`query512`, `insert512`, `query256`,
 /// `insert256`, from `loops!`) against the spec's masks: an insert ORs the eight lane bits
 /// into block `block_index(h, 3)` and says "new" exactly when one was zero (so `false` for
 /// a repeat), and a query is `true` exactly when all eight are set.
-/// `dispatch!` runs these only in builds with AVX-512F enabled at compile time; the default
-/// build runs the inline assembly of `single` instead, and then nothing calls the AVX2
+/// The library's callers reach these only in builds with AVX-512F enabled at compile time
+/// (here they are called through `dispatch!` directly); the default build runs the inline
+/// assembly of `single` instead, and then nothing calls the AVX2
 /// kernel's `set256` (Parquet's single insert, which the AVX-512 kernel shares): the kernel
 /// tests above let its mutants (`set256` → true / false, `!=` → `==`, `delete !`,
 /// `bytes256_mut` → a leaked buffer) through.
 #[test]
+#[allow(unsafe_code)] // `dispatch!`'s, with its SAFETY: `kernels()` holds supported ones only
 fn each_kernels_own_single_query_and_insert_follow_the_spec_masks() {
     let mut state = 0x51_6e_u64;
     let mut next = move || crate::hash::splitmix64(&mut state);
     let members: Vec<u64> = (0..40).map(|_| next()).collect();
     let strangers: Vec<u64> = (0..40).map(|_| next()).collect();
-    for (kernel, (query512, insert512, query256, insert256)) in singles() {
+    for kernel in kernels() {
         let (mut b512, mut b256) = ([Block512::default(); 3], [Block256::default(); 3]);
         let (mut want512, mut want256) = ([[0u64; 8]; 3], [[0u32; 8]; 3]);
         // each member twice in a row: new the first time (but where its eight bits were
@@ -277,12 +244,12 @@ fn each_kernels_own_single_query_and_insert_follow_the_spec_masks() {
             (0..8).for_each(|l| want512[i][l] |= m512[l]);
             (0..8).for_each(|l| want256[i][l] |= m256[l]);
             assert_eq!(
-                insert512(&mut b512, h),
+                own!(kernel, insert512, &mut b512, h),
                 new512,
                 "{kernel:?}: insert512 {h:#x}"
             );
             assert_eq!(
-                insert256(&mut b256, h),
+                own!(kernel, insert256, &mut b256, h),
                 new256,
                 "{kernel:?}: insert256 {h:#x}"
             );
@@ -298,8 +265,16 @@ fn each_kernels_own_single_query_and_insert_follow_the_spec_masks() {
             );
             let has512 = (0..8).all(|l| want512[i][l] & m512[l] != 0);
             let has256 = (0..8).all(|l| want256[i][l] & m256[l] != 0);
-            assert_eq!(query512(&b512, h), has512, "{kernel:?}: query512 {h:#x}");
-            assert_eq!(query256(&b256, h), has256, "{kernel:?}: query256 {h:#x}");
+            assert_eq!(
+                own!(kernel, query512, &b512, h),
+                has512,
+                "{kernel:?}: query512 {h:#x}"
+            );
+            assert_eq!(
+                own!(kernel, query256, &b256, h),
+                has256,
+                "{kernel:?}: query256 {h:#x}"
+            );
             found[0] += usize::from(has512);
             found[1] += usize::from(has256);
         }
