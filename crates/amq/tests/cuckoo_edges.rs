@@ -5,7 +5,7 @@
 //! `src/cuckoo/*.rs` that cargo-mutants found the other tests let through.
 
 use amq::cuckoo::{self, CuckooFilter, ExpandableCuckooFilter, ExpandableParams};
-use amq::hash::{cuckoo_alt_index, cuckoo_fingerprint, cuckoo_index, hash128};
+use amq::hash::{cuckoo_alt_index, hash128};
 use amq::{Error, Filter, Insert, Merge, Remove};
 
 #[path = "common/errors.rs"]
@@ -14,24 +14,13 @@ mod errors;
 mod files;
 use errors::invalid;
 use files::edited;
+#[path = "common/hashes.rs"]
+mod hashes;
+use hashes::hash_at;
 
 /// Where a cuckoo file's payload starts: 24 header bytes and 7 parameter words (80 bytes),
 /// padded to 64.
 const PAYLOAD: usize = 128;
-
-/// A hash whose first bucket among `buckets` is `i1` and whose f-bit fingerprint is `fp`:
-/// `cuckoo_index` reduces the low 64 bits, `cuckoo_fingerprint` the high 64 bits to 2^f − 1
-/// values plus one, so each half is the least x with ⌊x·n / 2⁶⁴⌋ = the wanted value.
-fn hash_at(buckets: u64, f: u32, i1: u64, fp: u32) -> u128 {
-    let lo = (u128::from(i1) << 64).div_ceil(u128::from(buckets)) as u64;
-    let hi = (u128::from(fp - 1) << 64).div_ceil(u128::from((1u64 << f) - 1)) as u64;
-    let h = u128::from(hi) << 64 | u128::from(lo);
-    assert_eq!(
-        (cuckoo_index(h, buckets), cuckoo_fingerprint(h, f)),
-        (i1, fp)
-    );
-    h
-}
 
 /// Slot j of bucket i, read from a file's payload as the layout says: bucket i is the
 /// little-endian integer of f/2 bytes at byte i·f/2, slot j its bits [j·f, (j+1)·f).

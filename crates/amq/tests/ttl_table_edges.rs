@@ -7,29 +7,18 @@
 //! table) is compacted. Each test was written against a mutant of `src/ttl/table.rs` that
 //! cargo-mutants found the other tests let through.
 
-use amq::hash::{cuckoo_alt_index, cuckoo_fingerprint, cuckoo_index};
+use amq::hash::{cuckoo_alt_index, cuckoo_fingerprint};
 use amq::ttl::TtlCuckooFilter;
+#[path = "common/hashes.rs"]
+mod hashes;
 use amq::wire;
 use amq::Error;
+use hashes::hash_at;
 
 /// f, the fingerprint bits, and s, the stamp bits, of every filter here: 12-bit slots, so a
 /// bucket of 4 slots is 48 bits, 6 bytes.
 const F: u32 = 8;
 const S: u32 = 4;
-
-/// The hash whose first bucket of `buckets` is `i` and whose f-bit fingerprint is `fp`: the
-/// low half `⌈i · 2⁶⁴/buckets⌉` reduces to i, the high half `⌈(fp − 1) · 2⁶⁴/(2^f − 1)⌉` to
-/// fp − 1 (checked against the public derivation).
-fn hash_to(i: u64, fp: u32, buckets: u64) -> u128 {
-    let lo = (u128::from(i) << 64).div_ceil(u128::from(buckets)) as u64;
-    let hi = (u128::from(fp - 1) << 64).div_ceil((1 << F) - 1) as u64;
-    let h = u128::from(hi) << 64 | u128::from(lo);
-    assert_eq!(
-        (cuckoo_index(h, buckets), cuckoo_fingerprint(h, F)),
-        (i, fp)
-    );
-    h
-}
 
 /// The fingerprints whose other bucket, seen from bucket `i` of `buckets`, is `j` (j = i: an
 /// entry that can live only in bucket i).
@@ -53,7 +42,7 @@ fn stash_words(f: &TtlCuckooFilter) -> (u64, u64) {
 #[test]
 fn one_full_bucket_and_a_live_stash_do_not_refuse_an_insert() {
     let mut f = TtlCuckooFilter::new(2, F, S, 1, 0).unwrap();
-    let mut only_0 = fps_from_to(0, 0, 2).map(|fp| hash_to(0, fp, 2));
+    let mut only_0 = fps_from_to(0, 0, 2).map(|fp| hash_at(2, F, 0, fp));
     let stored: Vec<u128> = only_0.by_ref().take(5).collect();
     for &h in &stored {
         assert!(f.insert_hash(h, 0, 10).unwrap());
@@ -64,7 +53,7 @@ fn one_full_bucket_and_a_live_stash_do_not_refuse_an_insert() {
         Err(Error::Full { items, capacity }) => assert_eq!((items, capacity), (5, 9)),
         other => panic!("expected Full, got {other:?}"),
     }
-    let both = hash_to(0, fps_from_to(0, 1, 2).next().unwrap(), 2);
+    let both = hash_at(2, F, 0, fps_from_to(0, 1, 2).next().unwrap());
     assert!(f.insert_hash(both, 0, 10).unwrap());
     assert!(stored.iter().chain([&both]).all(|&h| f.contains_hash(h, 9)));
     assert_eq!(f.entries_at(0), (6, 6));
@@ -73,7 +62,7 @@ fn one_full_bucket_and_a_live_stash_do_not_refuse_an_insert() {
 /// A one-bucket filter of 4 slots and 5 entries (the fifth in the stash).
 fn one_bucket_and_stash(ttls: [u64; 5]) -> (TtlCuckooFilter, Vec<u128>) {
     let mut f = TtlCuckooFilter::new(1, F, S, 1, 0).unwrap();
-    let hashes: Vec<u128> = (1..=5).map(|fp| hash_to(0, fp, 1)).collect();
+    let hashes: Vec<u128> = (1..=5).map(|fp| hash_at(1, F, 0, fp)).collect();
     for (&h, ttl) in hashes.iter().zip(ttls) {
         assert!(f.insert_hash(h, 0, ttl).unwrap());
     }
@@ -104,7 +93,7 @@ fn a_remove_moves_the_stash_entry_into_the_freed_slot() {
         .filter(|&&h| h != gone)
         .all(|&h| f.contains_hash(h, 9)));
     assert!(!f.contains_hash(gone, 0));
-    assert!(f.insert_hash(hash_to(0, 6, 1), 0, 10).unwrap());
+    assert!(f.insert_hash(hash_at(1, F, 0, 6), 0, 10).unwrap());
     assert!(f.stash_used_at(0));
 }
 
@@ -158,15 +147,15 @@ fn a_kick_moves_only_the_entry_with_room_in_its_other_bucket() {
     let mut fps = vec![e_fp];
     fps.extend(&in_1);
     for fp in fps {
-        assert!(f.insert_hash(hash_to(1, fp, b), 0, 10).unwrap());
+        assert!(f.insert_hash(hash_at(b, F, 1, fp), 0, 10).unwrap());
     }
     for &fp in &in_0 {
-        assert!(f.insert_hash(hash_to(0, fp, b), 0, 10).unwrap());
+        assert!(f.insert_hash(hash_at(b, F, 0, fp), 0, 10).unwrap());
     }
     let slot = |fp: u32| u64::from(fp) << S | 10;
     let b0 = bucket([0, 1, 2, 3].map(|j| slot(in_0[j])));
     assert_eq!(payload(&f)[..6], b0[..]);
-    assert!(f.insert_hash(hash_to(0, new_fp, b), 0, 10).unwrap());
+    assert!(f.insert_hash(hash_at(b, F, 0, new_fp), 0, 10).unwrap());
     let mut want = b0;
     want.extend(bucket([
         slot(new_fp),
@@ -193,7 +182,7 @@ fn a_compacted_epoch_keeps_its_stash_entry() {
     let members: Vec<u128> = (1..1u32 << F)
         .filter(|&fp| amq::hash::halving_cuckoo_alt_index(0, fp, 4) == 0)
         .take(5)
-        .map(|fp| hash_to(0, fp, 1))
+        .map(|fp| hash_at(1, F, 0, fp))
         .collect();
     for &h in &members {
         assert_eq!(amq::hash::halving_cuckoo_index(h, 4), 0);
