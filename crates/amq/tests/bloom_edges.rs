@@ -262,14 +262,6 @@ const SALT: [u32; 8] = [
     0x5c6b_fb31,
 ];
 
-/// The kernels this CPU runs.
-fn kernels() -> Vec<SplitBlockKernel> {
-    SplitBlockKernel::ALL
-        .into_iter()
-        .filter(|k| k.is_supported())
-        .collect()
-}
-
 /// The payload after inserting the 64-bit hashes `hs` into an empty table of `blocks`, from
 /// the documented layout: block `((h >> 32)·blocks) >> 32`, lane i bit `(h32·SALTᵢ) >> 26`.
 fn split_block_by_hand(blocks: u64, hs: &[u64]) -> Vec<u8> {
@@ -291,7 +283,7 @@ fn split_block_shape_accessors_by_hand() {
     assert_eq!((f.size_bytes(), f.inserted()), (128, 0));
     assert_eq!(f.kernel(), SplitBlockKernel::detect());
     assert_eq!(f.hash("x"), amq::hash::hash64("x", 42));
-    for kernel in kernels() {
+    for kernel in SplitBlockKernel::supported() {
         let g = f.clone().with_kernel(kernel).unwrap();
         assert_eq!((g.kernel(), g.seed(), g.size_bytes()), (kernel, 42, 128));
         assert_eq!(g, f);
@@ -305,7 +297,7 @@ fn split_block_shape_accessors_by_hand() {
 fn split_block_items_set_the_documented_bits() {
     let blocks = 7u64;
     let keys: Vec<u64> = (0..200).collect();
-    for kernel in kernels() {
+    for kernel in SplitBlockKernel::supported() {
         let empty = SplitBlockBloomFilter::new(blocks * 512, 3).unwrap();
         let mut f = empty.with_kernel(kernel).unwrap();
         let hs: Vec<u64> = keys.iter().map(|k| amq::hash::hash64(k, 3)).collect();
@@ -405,7 +397,7 @@ fn split_block_fill_follows_the_formulas() {
 fn split_block_equality_needs_bits_seed_and_count() {
     let mut a = SplitBlockBloomFilter::new(1024, 4).unwrap();
     a.insert(&1u64).unwrap();
-    for kernel in kernels() {
+    for kernel in SplitBlockKernel::supported() {
         assert_eq!(a.clone().with_kernel(kernel).unwrap(), a);
     }
     let file = a.to_bytes();
@@ -477,7 +469,7 @@ fn split_block_hash_batch_answers_as_single_queries() {
     for &h in &hs[..50] {
         f.insert_hash(h);
     }
-    for kernel in kernels() {
+    for kernel in SplitBlockKernel::supported() {
         let g = f.clone().with_kernel(kernel).unwrap();
         let mut out = vec![false; hs.len()];
         g.contains_hash_batch(&hs, &mut out);

@@ -43,10 +43,7 @@ fn kernels_are_supported_exactly_where_the_cpu_has_their_features() {
 fn the_chunked_value_batch_finds_every_member() {
     use amq::{Filter, Insert, SplitBlockBloomFilter};
     let values: Vec<u64> = (0..200).collect();
-    for kernel in SplitBlockKernel::ALL
-        .into_iter()
-        .filter(|k| k.is_supported())
-    {
+    for kernel in SplitBlockKernel::supported() {
         let mut f = SplitBlockBloomFilter::new(4096, 7)
             .unwrap()
             .with_kernel(kernel)
@@ -79,10 +76,7 @@ fn every_batch_overwrites_every_answer_including_the_last_chunks() {
     let lengths = [1, 15, 16, 17, 63, 64, 65, 127, 128, 129, 200];
     let values: Vec<u64> = (0..200).collect();
     for m in [1 << 15, 1 << 25] {
-        for kernel in SplitBlockKernel::ALL
-            .into_iter()
-            .filter(|k| k.is_supported())
-        {
+        for kernel in SplitBlockKernel::supported() {
             let mut f = SplitBlockBloomFilter::new(m, 11)
                 .unwrap()
                 .with_kernel(kernel)

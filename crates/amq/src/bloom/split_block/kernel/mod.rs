@@ -121,11 +121,21 @@ impl Kernel {
     /// AVX-512F and AVX2, else [`Kernel::Avx2`] when it has AVX2 (detected at run time with
     /// `std`, or fixed at compile time by `target_feature`), otherwise [`Kernel::Portable`].
     pub fn detect() -> Kernel {
-        Kernel::ALL
-            .into_iter()
-            .rev()
-            .find(|k| k.is_supported())
-            .unwrap_or(Kernel::Portable)
+        Kernel::supported().last().unwrap_or(Kernel::Portable)
+    }
+
+    /// The kernels this CPU runs, slowest first: [`Kernel::Portable`] always, then those of
+    /// [`ALL`](Self::ALL) that [`is_supported`](Self::is_supported) says it has.
+    ///
+    /// # Example
+    /// ```
+    /// use amq::SplitBlockKernel;
+    /// let kernels: Vec<SplitBlockKernel> = SplitBlockKernel::supported().collect();
+    /// assert_eq!(kernels[0], SplitBlockKernel::Portable);
+    /// assert_eq!(kernels.last(), Some(&SplitBlockKernel::detect()));
+    /// ```
+    pub fn supported() -> impl Iterator<Item = Kernel> {
+        Kernel::ALL.into_iter().filter(|k| k.is_supported())
     }
 
     /// `true` if this CPU runs the kernel.

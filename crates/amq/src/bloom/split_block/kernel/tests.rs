@@ -41,10 +41,6 @@ fn copy(hashes: &[u64]) -> impl Fn(usize, &mut [u64]) + '_ {
     move |start, chunk: &mut [u64]| chunk.copy_from_slice(&hashes[start..start + chunk.len()])
 }
 
-fn kernels() -> impl Iterator<Item = Kernel> {
-    Kernel::ALL.into_iter().filter(|k| k.is_supported())
-}
-
 proptest! {
     /// Every kernel sets and finds the same bits as the portable one, on random blocks.
     #[test]
@@ -74,7 +70,7 @@ proptest! {
             .iter()
             .map(|&h| blocks256[block_index(h, 3)].contains(h as u32))
             .collect();
-        for kernel in kernels() {
+        for kernel in Kernel::supported() {
             let mut out = vec![false; hashes.len()];
             contains512_batch(kernel, &blocks512, |i| hashes[i], &mut out);
             prop_assert_eq!(&out, &want512);
@@ -128,7 +124,7 @@ fn batches_answer_as_single_queries_with_and_without_prefetching() {
             .map(|&h| blocks256[block_index(h, blocks256.len())].contains(h as u32))
             .collect();
         assert!(want512.contains(&true) && want512.contains(&false));
-        for kernel in kernels() {
+        for kernel in Kernel::supported() {
             let lengths = [
                 AHEAD - 1,
                 AHEAD,
@@ -165,7 +161,7 @@ fn batch_inserts_set_what_single_inserts_set() {
         // a few hashes to the same block too, so that one chunk sets a block twice
         let mut hashes: Vec<u64> = (0..4 * CHUNK + 3).map(|_| next()).collect();
         hashes[CHUNK + 1] = hashes[CHUNK] ^ 0xffff;
-        for kernel in kernels() {
+        for kernel in Kernel::supported() {
             for n in [
                 0,
                 1,
@@ -222,13 +218,13 @@ macro_rules! own {
 /// tests above let its mutants (`set256` → true / false, `!=` → `==`, `delete !`,
 /// `bytes256_mut` → a leaked buffer) through.
 #[test]
-#[allow(unsafe_code)] // `dispatch!`'s, with its SAFETY: `kernels()` holds supported ones only
+#[allow(unsafe_code)] // `dispatch!`'s, with its SAFETY: only supported kernels are run
 fn each_kernels_own_single_query_and_insert_follow_the_spec_masks() {
     let mut state = 0x51_6e_u64;
     let mut next = move || crate::hash::splitmix64(&mut state);
     let members: Vec<u64> = (0..40).map(|_| next()).collect();
     let strangers: Vec<u64> = (0..40).map(|_| next()).collect();
-    for kernel in kernels() {
+    for kernel in Kernel::supported() {
         let (mut b512, mut b256) = ([Block512::default(); 3], [Block256::default(); 3]);
         let (mut want512, mut want256) = ([[0u64; 8]; 3], [[0u32; 8]; 3]);
         // each member twice in a row: new the first time (but where its eight bits were
