@@ -187,6 +187,12 @@ fn unbounded_responses_are_refused() {
         ),
         (r#"{"n": 1, "content": 5, "timestamp": 0}"#, "base64 string"),
         (r#"{"n": 1, "content": "AAAA"}"#, "timestamp"),
+        // the five values in order, not as an object: no mint sends that
+        (
+            r#"[1, 19, 784931, "AAAA", 0]"#,
+            "expected an object with n, content",
+        ),
+        (r#"5"#, "expected an object with n, content"),
     ] {
         let err = serde_json::from_str::<GetFilterResponse>(json).unwrap_err();
         assert!(

@@ -457,8 +457,24 @@ impl<'de> serde::Deserialize<'de> for Content {
 }
 
 impl<'de> serde::Deserialize<'de> for GetFilterResponse {
+    /// Reads a JSON object only: a derived struct would also take an array of the five
+    /// values in order, and name the private `RawResponse` in its errors.
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> core::result::Result<Self, D::Error> {
-        let raw = RawResponse::deserialize(d)?;
+        struct Object;
+        impl<'de> serde::de::Visitor<'de> for Object {
+            type Value = RawResponse;
+            fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str("an object with n, content and timestamp (p and m optional)")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> core::result::Result<RawResponse, A::Error> {
+                let map = serde::de::value::MapAccessDeserializer::new(map);
+                <RawResponse as serde::Deserialize>::deserialize(map)
+            }
+        }
+        let raw = d.deserialize_map(Object)?;
         GetFilterResponse::from_raw(raw).map_err(serde::de::Error::custom)
     }
 }
