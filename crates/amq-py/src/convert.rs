@@ -3,11 +3,11 @@
 //! allocated.
 
 use crate::errors::{serde_error, IntoPy};
-use amq::math::Spec;
+use amq::math::{Spec, ValueShape};
 use amq::AnyFilter;
 use pyo3::exceptions::{PyMemoryError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyMapping, PySequence, PyString};
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyMapping, PySequence, PyString};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -34,6 +34,31 @@ pub fn from_object<T: DeserializeOwned>(obj: &Bound<'_, PyAny>, what: &str) -> P
     }
     check_depth(obj, what)?;
     pythonize::depythonize(obj).map_err(|e| serde_error(what, e))
+}
+
+/// A [`Spec`] from a dict of its fields, checked for depth as [`from_object`] checks. serde
+/// reads a spec's fields through its `kind` tag, so its message names no field: the one
+/// whose value the message quotes is named in front ([`Spec::name_error_field`]).
+///
+/// # Errors
+/// `ValueError` "not a filter spec: parameter "items": invalid type: sequence, expected u64".
+pub fn spec_from_dict(d: &Bound<'_, PyDict>) -> PyResult<Spec> {
+    const WHAT: &str = "not a filter spec";
+    check_depth(d.as_any(), WHAT)?;
+    pythonize::depythonize::<Spec>(d.as_any()).map_err(|e| {
+        let fields: Vec<(String, ValueShape)> = d
+            .iter()
+            .filter_map(|(k, v)| Some((k.extract().ok()?, pythonize::depythonize(&v).ok()?)))
+            .collect();
+        let fields: Vec<(&str, ValueShape)> = fields
+            .iter()
+            .map(|(k, s)| (k.as_str(), s.clone()))
+            .collect();
+        serde_error(
+            WHAT,
+            Spec::name_error_field(&e.to_string(), "parameter", &fields),
+        )
+    })
 }
 
 /// How deeply lists and dicts may nest in an object read with [`from_object`]: serde_json's

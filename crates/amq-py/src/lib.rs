@@ -23,7 +23,7 @@ mod window;
 use amq::math::Spec;
 use amq::AnyFilter;
 use chains::{PyExpandable, PyScalable};
-use convert::{from_object, new_filter, to_object};
+use convert::{new_filter, to_object};
 use errors::{value_error, FilterFullError, IntoPy};
 use filters::{PyBlocked, PyBloom, PyCuckoo, PySplitBlock};
 use negative::PyNegative;
@@ -116,7 +116,7 @@ fn spec(
             })?;
         }
     }
-    from_object(d.as_any(), "not a filter spec")
+    convert::spec_from_dict(&d)
 }
 
 /// Plans a filter without allocating it: a dict with the keys of ``amq plan --json``

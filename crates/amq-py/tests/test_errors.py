@@ -233,6 +233,27 @@ def test_a_spec_whose_kind_is_not_a_str_says_so():
         amq.plan({"kind": "blom"})
 
 
+def test_a_spec_value_of_the_wrong_type_names_its_parameter():
+    # serde reads a spec's fields through its kind tag and its message names none
+    for spec, message in [
+        ({"items": [1], "fpr": 0.01}, 'parameter "items": invalid type: sequence, expected u64'),
+        ({"items": 10, "fpr": "1%"}, 'parameter "fpr": invalid type: string "1%", expected f64'),
+        ({"items": 10, "fpr": 0.01, "k": -2},
+         'parameter "k": invalid value: integer `-2`, expected u32'),
+        ({"kind": "cuckoo", "items": None, "fpr": 0.01},
+         'parameter "items": invalid type: unit value, expected u64'),
+    ]:
+        with pytest.raises(ValueError) as e:
+            amq.plan(spec)
+        assert str(e.value) == "not a filter spec: " + message
+    # a value nested past the depth limit is refused before anything reads it
+    deep = [0]
+    for _ in range(10_000):
+        deep = [deep]
+    with pytest.raises(ValueError, match="nest"):
+        amq.plan({"items": deep, "fpr": 0.01})
+
+
 def test_a_ttl_that_ends_within_the_current_tick_is_refused():
     # it used to return False ("may already have been there") and store nothing
     f = amq.TtlCuckooFilter(100, 0.01, 10, max_ttl=600)

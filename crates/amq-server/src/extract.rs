@@ -4,7 +4,7 @@
 
 use crate::engine::record::Items;
 use crate::error::ApiError;
-use amq::math::Spec;
+use amq::math::{Spec, ValueShape};
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use base64::Engine as _;
@@ -151,8 +151,9 @@ pub fn check_name(name: &str, what: &str) -> Result<(), ApiError> {
 /// besides the spec's (`seed`).
 ///
 /// # Errors
-/// 422 naming the field, or serde's message for an unknown kind, a missing field or a value of
-/// the wrong type.
+/// 422 naming the field: serde's message for an unknown kind, a missing field or a value of
+/// the wrong type, with the field whose value it quotes named in front
+/// ([`Spec::name_error_field`]).
 pub fn spec_from_object(
     obj: Map<String, Value>,
     what: &str,
@@ -163,7 +164,18 @@ pub fn spec_from_object(
         Spec::check_fields(kind, obj.keys().map(String::as_str), also)
             .map_err(|e| ApiError::unprocessable(e.message(what)))?;
     }
-    Ok(serde_json::from_value(Value::Object(obj))?)
+    let spec = Value::Object(obj);
+    Spec::deserialize(&spec).map_err(|e| {
+        // serde reads the fields through the kind tag and names none: name the one whose
+        // value the message quotes
+        let fields: Vec<(&str, ValueShape)> = spec
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter_map(|(k, v)| Some((k.as_str(), ValueShape::deserialize(v).ok()?)))
+            .collect();
+        ApiError::unprocessable(Spec::name_error_field(&e.to_string(), what, &fields))
+    })
 }
 
 #[cfg(test)]

@@ -200,3 +200,42 @@ async fn unacceptable_parameters_get_422() {
         assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
     }
 }
+
+/// A spec value of the wrong type is refused with its field named: serde reads a spec's
+/// fields through its `kind` tag and its message ("invalid type: sequence, expected u64")
+/// names none, so the server names the field whose value the message quotes. In a body it
+/// is a "field", in `/api/v1/plan`'s query a "parameter".
+#[tokio::test]
+async fn a_spec_value_of_the_wrong_type_names_its_field() {
+    let app = app(AppState::in_memory(Limits::default(), None));
+    for (body, expected) in [
+        (
+            json!({"kind": "bloom", "items": [1], "fpr": 0.01}),
+            r#"field "items": invalid type: sequence, expected u64"#,
+        ),
+        (
+            json!({"kind": "cuckoo", "items": 1000, "fpr": "1%"}),
+            r#"field "fpr": invalid type: string "1%", expected f64"#,
+        ),
+        (
+            json!({"kind": "bloom", "items": 1000, "fpr": 0.01, "k": -2}),
+            r#"field "k": invalid value: integer `-2`, expected u32"#,
+        ),
+    ] {
+        let r = call(&app, Method::PUT, "/api/v1/filters/x", Some(body.clone())).await;
+        assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+        assert_eq!(r.error(), expected, "{body}");
+    }
+    let r = call(
+        &app,
+        Method::GET,
+        "/api/v1/plan?kind=bloom&items=many&fpr=0.01",
+        None,
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(
+        r.error(),
+        r#"parameter "items": invalid type: string "many", expected u64"#
+    );
+}

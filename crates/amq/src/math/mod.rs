@@ -321,10 +321,14 @@ pub fn estimate_items(bits_set: u64, m: u64, k: u32) -> f64 {
 
 mod plan;
 mod plan_details;
+#[cfg(feature = "serde")]
+mod spec_errors;
 mod spec_fields;
 
 pub use plan::{bloom_plan, plan, Spec, Target};
 pub use plan_details::{Plan, PlanDetails, RotationUnit};
+#[cfg(feature = "serde")]
+pub use spec_errors::ValueShape;
 pub use spec_fields::SpecFieldError;
 
 /// The chance that at least one of `g` independent tests with rate `p` each is positive,
