@@ -1,0 +1,406 @@
+//! Durability at the edges of the group commit: several changes to one filter or one Cashu
+//! keyset carried by the same commit, and what a reopened store holds afterwards. A commit
+//! is held at a gate ([`Gated`]) so that the changes sent meanwhile are gathered into the
+//! next commit, deterministically; each test checks that they were (the commit count) before
+//! it checks what survived. Written against the mutants of the server's durability core
+//! (`engine/committer.rs`, `engine/record.rs`, `store/redb.rs`) that the other tests let
+//! through; each test names its mutant.
+
+mod common;
+
+use amq::formats::cashu::CashuHash;
+use amq::math::{Spec, Target};
+use amq::AnyFilter;
+use amq_server::engine::keys;
+use amq_server::engine::record::Items;
+use amq_server::engine::{KeysetSettings, SetKind};
+use amq_server::store::{MemoryStore, Rows, Store, StoreError, Write};
+use amq_server::{app, ApiError, AppState, Limits};
+use axum::http::Method;
+use common::call;
+use serde_json::json;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::task::Poll;
+
+#[test]
+#[ignore = "the server process the other tests start (tests/common/server.rs)"]
+fn server_process() {
+    common::server::serve();
+}
+
+/// What a failing [`Gated`] store says.
+const DISK_FULL: &str = "no space left on the test's disk";
+
+/// A [`MemoryStore`] whose commits wait while its gate is closed (and fail while it is
+/// failing); it counts the commits that have arrived, so a test can wait until one is held.
+#[derive(Debug, Default)]
+struct Gated {
+    inner: MemoryStore,
+    /// Set: every commit fails (after the gate), as a full disk makes it.
+    failing: AtomicBool,
+    /// (gate closed, commits arrived)
+    state: Mutex<(bool, u64)>,
+    changed: Condvar,
+}
+
+impl Gated {
+    fn close(&self) {
+        self.state.lock().unwrap().0 = true;
+    }
+
+    fn open(&self) {
+        self.state.lock().unwrap().0 = false;
+        self.changed.notify_all();
+    }
+
+    /// Blocks until `n` commits have arrived in all (a minute at most).
+    fn wait_for_arrivals(&self, n: u64) {
+        let guard = self.state.lock().unwrap();
+        let (guard, waited) = self
+            .changed
+            .wait_timeout_while(guard, std::time::Duration::from_secs(60), |s| s.1 < n)
+            .unwrap();
+        assert!(!waited.timed_out(), "{} commits arrived, not {n}", guard.1);
+    }
+}
+
+impl Store for Gated {
+    fn commit(&self, writes: &[Write]) -> Result<(), StoreError> {
+        let mut guard = self.state.lock().unwrap();
+        guard.1 += 1;
+        self.changed.notify_all();
+        drop(self.changed.wait_while(guard, |s| s.0).unwrap());
+        if self.failing.load(Ordering::SeqCst) {
+            return Err(StoreError(DISK_FULL.into()));
+        }
+        self.inner.commit(writes)
+    }
+    fn scan(&self, prefix: &[u8]) -> Result<Rows, StoreError> {
+        self.inner.scan(prefix)
+    }
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+        self.inner.get(key)
+    }
+}
+
+/// The commits a store has received, as the gate counts them.
+fn arrived(store: &Gated) -> u64 {
+    store.state.lock().unwrap().1
+}
+
+fn items(of: &[&str]) -> Items {
+    let mut items = Items::new();
+    for item in of {
+        items.push(item.as_bytes());
+    }
+    items
+}
+
+/// A change sent to the engine, answered once committed.
+type Change<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+/// Holds one commit at the gate (the commit of `held`), sends every change of `batched`
+/// while it is held, then opens the gate, so that `batched` all go into the one commit after
+/// it. Returns the answers once every change is answered; asserts that exactly those two
+/// commits were made.
+async fn in_one_commit<T: Send + 'static>(
+    store: &Arc<Gated>,
+    held: Change<T>,
+    batched: Vec<Change<T>>,
+) -> (T, Vec<T>) {
+    let before = arrived(store);
+    store.close();
+    let held = tokio::spawn(held);
+    let waiter = store.clone();
+    tokio::task::spawn_blocking(move || waiter.wait_for_arrivals(before + 1))
+        .await
+        .unwrap();
+    // the first poll of a change sends its job to the committer (the queue has room) and
+    // waits for the answer; once every job is sent, the gate opens
+    let mut batched: Vec<(Change<T>, Option<T>)> = batched.into_iter().map(|f| (f, None)).collect();
+    let mut sent = false;
+    std::future::poll_fn(|cx| {
+        let mut waiting = false;
+        for (change, answer) in batched.iter_mut().filter(|(_, a)| a.is_none()) {
+            match change.as_mut().poll(cx) {
+                Poll::Ready(v) => *answer = Some(v),
+                Poll::Pending => waiting = true,
+            }
+        }
+        if !sent {
+            sent = true;
+            store.open();
+        }
+        if waiting {
+            Poll::Pending
+        } else {
+            Poll::Ready(())
+        }
+    })
+    .await;
+    let held = held.await.unwrap();
+    assert_eq!(
+        arrived(store) - before,
+        2,
+        "the changes sent while a commit was held are gathered into the one commit after it"
+    );
+    (held, batched.into_iter().map(|(_, a)| a.unwrap()).collect())
+}
+
+/// A Bloom filter for 1,000 items at ε = 10⁻⁹: a false positive among a handful of queries
+/// is a one-in-a-hundred-million event, so "maybe" means inserted.
+fn bloom() -> AnyFilter {
+    let spec = Spec::Bloom {
+        items: 1000,
+        target: Target::Fpr(1e-9),
+        k: None,
+    };
+    AnyFilter::new(&spec, 7).unwrap()
+}
+
+/// Inserts `of` into filter `name` (no byte limit).
+fn insert(state: &AppState, name: &'static str, of: &'static [&'static str]) -> Change<()> {
+    let state = state.clone();
+    Box::pin(async move {
+        state
+            .engine()
+            .insert(name, items(of), u64::MAX)
+            .await
+            .map(drop)
+            .unwrap_or_else(|e| panic!("{of:?}: {}", e.message))
+    })
+}
+
+/// Three inserts into one filter carried by one commit each get a log record of their own:
+/// a store reopened after they were acknowledged holds all three, with the filter's change
+/// count and every item. Written against `committer.rs:237 += -> *=` in `plan` (the batch's
+/// sequence numbers stop advancing, so each record of the commit overwrites the one before
+/// under the same key and the reopened filter misses the earlier adds of the batch), which
+/// the other tests let through: they reopen only stores written one change per commit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn changes_to_one_filter_in_one_commit_all_survive_a_reopen() {
+    let store = Arc::new(Gated::default());
+    let state = AppState::new(store.clone(), Limits::default(), None).unwrap();
+    state
+        .engine()
+        .create_filter("g", bloom(), false)
+        .await
+        .unwrap();
+    in_one_commit(
+        &store,
+        insert(&state, "g", &["held"]),
+        vec![
+            insert(&state, "g", &["first", "also first"]),
+            insert(&state, "g", &["second"]),
+            insert(&state, "g", &["third"]),
+        ],
+    )
+    .await;
+    let all = ["held", "first", "also first", "second", "third"];
+    // the log: one record per change, numbered on from the held one's
+    let log_prefix = [keys::filter_prefix("g"), b"l/".to_vec()].concat();
+    let logged = store.scan(&log_prefix).unwrap().len();
+    assert_eq!(logged, 4, "one record per acknowledged change");
+    drop(state);
+    let reopened = app(AppState::new(store.clone(), Limits::default(), None).unwrap());
+    let info = call(&reopened, Method::GET, "/api/v1/filters/g", None).await;
+    assert_eq!(info.json()["items_inserted"], all.len(), "{}", info.json());
+    let r = call(
+        &reopened,
+        Method::POST,
+        "/api/v1/filters/g/contains",
+        Some(json!({ "items": all })),
+    )
+    .await;
+    assert_eq!(
+        r.json()["maybe"],
+        json!([true, true, true, true, true]),
+        "{}",
+        r.json()
+    );
+}
+
+/// Adds `of` to keyset `id`'s spent set.
+fn spend(state: &AppState, id: &'static str, of: &'static [&'static str]) -> Change<usize> {
+    let state = state.clone();
+    Box::pin(async move {
+        state
+            .engine()
+            .keyset_items(id, SetKind::Spent, items(of))
+            .await
+            .unwrap_or_else(|e| panic!("{of:?}: {}", e.message))
+    })
+}
+
+/// Every item of a keyset's spent and issued sets.
+fn keyset_items(state: &AppState, id: &str) -> Vec<Vec<u8>> {
+    let keyset = state.engine().keyset(id).expect("the keyset");
+    let sets = keyset.sets.read().unwrap();
+    sets.iter()
+        .flat_map(|s| s.iter().map(<[u8]>::to_vec))
+        .collect()
+}
+
+/// Three batches of spent items for one Cashu keyset carried by one commit each get a log
+/// record of their own: a store reopened after they were acknowledged holds every item, and
+/// the keyset's next batch is numbered after them. Written against `committer.rs:280 += ->
+/// *=` in `plan` (the keyset's sequence number stops advancing within a commit, so the
+/// batch's records overwrite each other and the reopened keyset misses items), which the
+/// other tests let through.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn batches_of_one_keyset_in_one_commit_all_survive_a_reopen() {
+    let store = Arc::new(Gated::default());
+    let state = AppState::new(store.clone(), Limits::default(), None).unwrap();
+    let settings = KeysetSettings {
+        hash: CashuHash::default(),
+        p: 19,
+        m: 784_931,
+    };
+    state.engine().create_keyset("k", settings).await.unwrap();
+    let (held, batched) = in_one_commit(
+        &store,
+        spend(&state, "k", &["held"]),
+        vec![
+            spend(&state, "k", &["first", "also first"]),
+            spend(&state, "k", &["second"]),
+            spend(&state, "k", &["third"]),
+        ],
+    )
+    .await;
+    // the answers: how many items each batch added
+    assert_eq!((held, batched), (1, vec![2, 1, 1]));
+    let all: Vec<Vec<u8>> = ["held", "first", "also first", "second", "third"]
+        .iter()
+        .map(|s| s.as_bytes().to_vec())
+        .collect();
+    assert_eq!(keyset_items(&state, "k"), all, "as served");
+    drop(state);
+    let reopened = AppState::new(store.clone(), Limits::default(), None).unwrap();
+    assert_eq!(keyset_items(&reopened, "k"), all, "as reopened");
+    // the next batch follows the four in the log: a third opening replays all five batches
+    spend(&reopened, "k", &["after"]).await;
+    drop(reopened);
+    let again = AppState::new(store.clone(), Limits::default(), None).unwrap();
+    assert_eq!(keyset_items(&again, "k").len(), all.len() + 1);
+}
+
+/// A change's answer: its status and message (`200` and nothing if it was made).
+type Answer = (u16, String);
+
+fn answer(r: Result<(), ApiError>) -> Answer {
+    r.map_or_else(
+        |e| (e.status.as_u16(), e.message),
+        |()| (200, String::new()),
+    )
+}
+
+/// Creates filter `name` (a Bloom filter; not replacing one).
+fn create(state: &AppState, name: &'static str) -> Change<Answer> {
+    let state = state.clone();
+    Box::pin(async move { answer(state.engine().create_filter(name, bloom(), false).await) })
+}
+
+/// Inserts `of` into filter `name`, answered as an [`Answer`].
+fn try_insert(state: &AppState, name: &'static str, of: &'static [&'static str]) -> Change<Answer> {
+    let state = state.clone();
+    Box::pin(async move {
+        answer(
+            state
+                .engine()
+                .insert(name, items(of), u64::MAX)
+                .await
+                .map(drop),
+        )
+    })
+}
+
+/// A commit the store refuses answers every change it carried with a 503 that names the
+/// store's error, and nothing of it is served; a change refused on its own in the same
+/// commit (creating a filter that exists) keeps its own answer, a 409. Written against
+/// `committer.rs:385 Step::fail_with -> ()` (the answers of a failed commit are dropped, so
+/// every request gets "the committer has stopped", the conflict included), which the other
+/// tests let through: they check only the 503 of a failed commit of one change.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_commit_answers_each_change_with_its_own_error() {
+    let store = Arc::new(Gated::default());
+    let state = AppState::new(store.clone(), Limits::default(), None).unwrap();
+    assert_eq!(create(&state, "g").await, (200, String::new()));
+    store.failing.store(true, Ordering::SeqCst);
+    let (held, batched) = in_one_commit(
+        &store,
+        try_insert(&state, "g", &["held"]),
+        vec![
+            try_insert(&state, "g", &["batched"]),
+            create(&state, "g"),
+            create(&state, "new"),
+        ],
+    )
+    .await;
+    let storage = |(status, message): &Answer| *status == 503 && message.contains(DISK_FULL);
+    assert!(storage(&held), "{held:?}");
+    assert!(storage(&batched[0]), "{:?}", batched[0]);
+    assert_eq!(batched[1].0, 409, "{:?}", batched[1]);
+    assert!(batched[1].1.contains("exists"), "{:?}", batched[1]);
+    assert!(storage(&batched[2]), "{:?}", batched[2]);
+    // nothing of the failed commits is served, and the store works again once the disk does
+    store.failing.store(false, Ordering::SeqCst);
+    let app = app(state.clone());
+    let r = call(
+        &app,
+        Method::POST,
+        "/api/v1/filters/g/contains",
+        Some(json!({"items": ["held", "batched"]})),
+    )
+    .await;
+    assert_eq!(r.json()["maybe"], json!([false, false]), "{}", r.json());
+    assert_eq!(state.engine().filter("new").map(drop), None);
+    assert_eq!(create(&state, "new").await, (200, String::new()));
+}
+
+/// The records of filter `name`'s log, and the sequence number its snapshot starts from.
+fn log_and_snapshot(store: &dyn Store, name: &str) -> (usize, u64) {
+    let log_prefix = [keys::filter_prefix(name), b"l/".to_vec()].concat();
+    let logged = store.scan(&log_prefix).unwrap().len();
+    let snapshot = store
+        .get(&keys::snapshot_key(name))
+        .unwrap()
+        .expect("a snapshot");
+    (logged, keys::decode_snapshot(&snapshot).unwrap().0)
+}
+
+/// A filter's log is folded into a new snapshot only once it holds more bytes than the
+/// filter and at least 4 MiB (the design's "when a log outgrows its filter"): two inserts of
+/// one 3,000-byte item each into a 120 KB Bloom filter stay two log records after the
+/// snapshot the filter was created with. Written against `committer.rs:324 + -> *` in
+/// `apply` (the log's size is taken as the size before times the record's, 9 MB after the
+/// second record, so the whole filter is rewritten after a few kilobytes of changes), which
+/// the other tests let through: they check only that a log of 6 MB is folded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_log_smaller_than_its_filter_and_4_mib_is_not_folded() {
+    let store = Arc::new(Gated::default());
+    let state = AppState::new(store.clone(), Limits::default(), None).unwrap();
+    let spec = Spec::Bloom {
+        items: 100_000,
+        target: Target::Fpr(0.01),
+        k: None,
+    };
+    let filter = AnyFilter::new(&spec, 7).unwrap();
+    let size = filter.size_bytes();
+    assert!(size > 100_000, "{size} bytes");
+    state
+        .engine()
+        .create_filter("big", filter, false)
+        .await
+        .unwrap();
+    for fill in [b'a', b'b'] {
+        let mut items = Items::new();
+        items.push(&[fill; 3000]);
+        state.engine().insert("big", items, u64::MAX).await.unwrap();
+    }
+    // a snapshot due is committed before the next job's answer: this change is that job
+    assert_eq!(create(&state, "next").await, (200, String::new()));
+    assert_eq!(log_and_snapshot(store.as_ref(), "big"), (2, 0));
+}
