@@ -54,6 +54,9 @@ pub struct Options {
     pub max_filter_bytes: Option<u64>,
     /// `--timeout-seconds`, in milliseconds.
     pub timeout_ms: Option<u64>,
+    /// The largest file the process may write, in 512-byte blocks (`ulimit -f`, with
+    /// SIGXFSZ ignored): a write past it fails with an I/O error, as on a full disk.
+    pub max_file_blocks: Option<u64>,
 }
 
 /// A running server process.
@@ -76,7 +79,21 @@ impl Server {
     /// Starts a server on `data`; `Err` with what it printed on stderr if it exits instead
     /// of listening.
     pub fn try_start(data: &Path, options: Options) -> Result<Server, String> {
-        let mut cmd = Command::new(std::env::current_exe().unwrap());
+        let exe = std::env::current_exe().unwrap();
+        let mut cmd = match options.max_file_blocks {
+            None => Command::new(exe),
+            Some(blocks) => {
+                let mut sh = Command::new("sh");
+                sh.args([
+                    "-c",
+                    "trap '' XFSZ; ulimit -f \"$1\" && shift && exec \"$@\"",
+                    "sh",
+                ])
+                .arg(blocks.to_string())
+                .arg(exe);
+                sh
+            }
+        };
         cmd.args([
             "--exact",
             "server_process",
