@@ -356,6 +356,43 @@ mod tests {
         );
     }
 
+    /// A list of items is empty until an item is pushed, an empty item included (its
+    /// length prefix is still there). Written against `record.rs:102` (`Items::is_empty ->
+    /// true`, `-> false`, `== -> !=`), which the other tests let through: the crate itself
+    /// never asks, only callers of this public type do.
+    #[test]
+    fn an_item_list_is_empty_until_an_item_is_pushed() {
+        let mut items = Items::new();
+        assert!(items.is_empty());
+        assert_eq!(Items::default(), items);
+        items.push(b"");
+        assert!(!items.is_empty());
+        assert_eq!(items.len(), 1);
+    }
+
+    /// A slash of the empty item (an item like any other: lists carry it, and it can be
+    /// registered) is a record of the epoch alone, 8 payload bytes, which parses and applies:
+    /// the member is slashed. Written against `record.rs:223 < -> <=` in `parse` (a slash
+    /// record of exactly 8 payload bytes read as corrupt: the change would be logged, then
+    /// answered 500, and the log would refuse to load at the next start), which the other
+    /// tests let through: they slash only non-empty items.
+    #[test]
+    fn a_slash_of_the_empty_item_parses_and_applies() {
+        let spec = Spec::SlidingWindowCuckoo(amq::rln::RlnSpec {
+            epoch_items: 2,
+            fpr: 0.001,
+        });
+        let mut f = AnyFilter::new(&spec, 1).unwrap();
+        let mut items = Items::new();
+        items.push(b"");
+        apply(&mut f, &items.into_record(Tag::Insert)).unwrap();
+        let rec = slash(b"", 0);
+        let p = parse(&rec).expect("a slash of the empty item parses");
+        assert_eq!((p.tag, p.payload), (Tag::Slash, &0u64.to_le_bytes()[..]));
+        assert_eq!(apply(&mut f, &rec).unwrap(), Outcome::Removed(true));
+        assert_eq!(f.contains_at(b"", At::Epoch(0)), Ok(false));
+    }
+
     #[test]
     fn an_insert_record_carries_its_limit_after_the_items() {
         let mut items = Items::new();
