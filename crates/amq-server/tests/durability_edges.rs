@@ -464,3 +464,29 @@ fn after_an_io_error_the_store_is_reopened_and_writes_go_through() {
         "{v}"
     );
 }
+
+/// A store named by a relative path of one component (`--data data`), created by the start,
+/// opens: its parent directory is the working directory, fsync'd as `.` (the parent `""`
+/// cannot be opened). After a SIGKILL, a restart the same way serves the acknowledged add, and
+/// the store is `data/amq.redb` under the working directory. Written against the mutants of
+/// `redb.rs:169` that sync the parent `""` (the match guard `!p.as_os_str().is_empty() ->
+/// true`, and its `!` deleted): the start fails with "No such file or directory", which the
+/// other tests let through: they all name the store by an absolute path.
+#[test]
+fn a_store_at_a_relative_path_of_one_component_opens_and_reopens() {
+    let cwd = tempfile::tempdir().unwrap();
+    let data = std::path::Path::new("data");
+    let start = || {
+        Server::try_start_in(Some(cwd.path()), data, Options::default())
+            .unwrap_or_else(|e| panic!("the server did not start on --data data: {e}"))
+    };
+    let s = start();
+    let spec = json!({"kind": "bloom", "items": 1000, "fpr": 1e-9});
+    assert_eq!(s.json("PUT", "/api/v1/filters/b", Some(&spec)).0, 201);
+    assert_eq!(add(&s, &["relative".into()]).0, 200);
+    s.kill();
+    assert!(cwd.path().join("data/amq.redb").is_file());
+    let s = start();
+    let (status, v) = s.json("GET", "/api/v1/filters/b/contains/relative", None);
+    assert_eq!((status, &v["maybe"]), (200, &json!(true)), "{v}");
+}

@@ -79,6 +79,16 @@ impl Server {
     /// Starts a server on `data`; `Err` with what it printed on stderr if it exits instead
     /// of listening.
     pub fn try_start(data: &Path, options: Options) -> Result<Server, String> {
+        Self::try_start_in(None, data, options)
+    }
+
+    /// [`try_start`](Self::try_start) with the process's working directory `cwd` (`data`
+    /// may then be relative to it).
+    pub fn try_start_in(
+        cwd: Option<&Path>,
+        data: &Path,
+        options: Options,
+    ) -> Result<Server, String> {
         let exe = std::env::current_exe().unwrap();
         let mut cmd = match options.max_file_blocks {
             None => Command::new(exe),
@@ -110,6 +120,9 @@ impl Server {
         }
         if let Some(t) = options.timeout_ms {
             cmd.env(TIMEOUT_MS, t.to_string());
+        }
+        if let Some(cwd) = cwd {
+            cmd.current_dir(cwd);
         }
         let mut child = cmd.spawn().expect("the test binary runs again");
         let stderr = Arc::new(Mutex::new(String::new()));
