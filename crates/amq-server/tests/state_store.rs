@@ -1,6 +1,7 @@
 //! The Cashu state filter routes' durability, in-process: a reopened store serves the same
-//! blocks, a restart keeps an open block's deadline, and nothing is served that a failing
-//! store did not write.
+//! blocks (and an open block written by several requests keeps every element), a restart
+//! keeps an open block's deadline, nothing is served that a failing store did not write, and
+//! a kind's gap in service is refused unless the kind is new.
 
 mod common;
 
@@ -279,4 +280,66 @@ async fn a_kind_served_again_after_a_gap_restarts_or_is_refused() {
     let app = open(store.clone(), both);
     let r = call(&app, Method::GET, "/v1/filters/info/mint_quote", None).await;
     assert_eq!(r.status, StatusCode::OK);
+}
+
+/// The elements of an open block recorded by separate requests are separate writes to the
+/// store, each kept: after a reopen the open block still counts every insertion, and the
+/// next one is counted after them (three requests of one `proof_state` element each, a
+/// reopen, a fourth: count 4). Written against `state/store.rs:127 += -> *=` in
+/// `take_pending` (every flush of an open block writes the same batch key, so each
+/// request's elements replace the ones before and a reopened block misses them), which the
+/// other tests let through: they reopen only blocks written by one request.
+#[tokio::test]
+async fn an_open_block_written_by_several_requests_reopens_with_every_element() {
+    let clock = ManualClock::new(T0);
+    let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+    let s = settings(&[(Kind::ProofState, 10)], false, &clock);
+    let changes = spent_changes();
+    let count = |r: common::Reply| {
+        let inserted = &r.json()["inserted"][0];
+        (inserted["height"].clone(), inserted["count"].clone())
+    };
+    let app = open(store.clone(), s.clone());
+    for (i, change) in changes[..3].iter().enumerate() {
+        let r = record(&app, change.clone()).await;
+        assert_eq!(count(r), (json!(0), json!(i + 1)));
+    }
+    drop(app);
+    let app = open(store, s);
+    let r = record(&app, changes[3].clone()).await;
+    assert_eq!(
+        count(r),
+        (json!(0), json!(4)),
+        "the three before the reopen"
+    );
+}
+
+/// A kind served for the first time, added to a store whose last run served other kinds,
+/// begins at height 0: it has no stored sequence, so the gap in its service since the last run
+/// hides nothing and no `--state-filter-restart` is needed. Written against `state/store.rs:103
+/// StateStore::holds_sequence -> Ok(true)` (every kind the last run did not serve is taken to
+/// hold a sequence, and the start is refused), which the other tests let through: they add
+/// back only kinds served before.
+#[tokio::test]
+async fn a_kind_served_for_the_first_time_begins_without_a_restart() {
+    let clock = ManualClock::new(T0);
+    let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+    let proofs = settings(&[(Kind::ProofState, 10)], true, &clock);
+    let app = open(store.clone(), proofs);
+    let r = record(&app, spent_changes()[0].clone()).await;
+    assert_eq!(r.status, StatusCode::OK);
+    drop(app);
+    let both = settings(
+        &[(Kind::ProofState, 10), (Kind::MintQuote, 5)],
+        true,
+        &clock,
+    );
+    let state = AppState::open(store, both);
+    let app = amq_server::app(state.unwrap_or_else(|e| panic!("refused: {e}")));
+    let r = record(&app, mint_quote(0)).await;
+    let inserted = &r.json()["inserted"][0];
+    assert_eq!(
+        (&inserted["height"], &inserted["count"]),
+        (&json!(0), &json!(1))
+    );
 }
