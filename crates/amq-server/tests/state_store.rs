@@ -1,12 +1,14 @@
 //! The Cashu state filter routes' durability, in-process: a reopened store serves the same
-//! blocks (and an open block written by several requests keeps every element), a restart
-//! keeps an open block's deadline, nothing is served that a failing store did not write, and
-//! a kind's gap in service is refused unless the kind is new.
+//! blocks (an open block written by several requests keeps every element, its snapshot stays
+//! the same), a restart keeps an open block's deadline (an older header without one takes
+//! the configured timeout), nothing is served that a failing store did not write, a short
+//! sealed block is an error, and a kind's gap in service is refused unless the kind is new.
 
 mod common;
 
 use amq::clock::ManualClock;
 use amq::formats::cashu_state::Kind;
+use amq_server::state::StateStore;
 use amq_server::store::{MemoryStore, Store, StoreError, Write};
 use amq_server::AppState;
 use axum::http::{Method, StatusCode};
@@ -285,10 +287,12 @@ async fn a_kind_served_again_after_a_gap_restarts_or_is_refused() {
 /// The elements of an open block recorded by separate requests are separate writes to the
 /// store, each kept: after a reopen the open block still counts every insertion, and the
 /// next one is counted after them (three requests of one `proof_state` element each, a
-/// reopen, a fourth: count 4). Written against `state/store.rs:127 += -> *=` in
-/// `take_pending` (every flush of an open block writes the same batch key, so each
-/// request's elements replace the ones before and a reopened block misses them), which the
-/// other tests let through: they reopen only blocks written by one request.
+/// reopen, a fourth: count 4; another reopen, a fifth: count 5). Written against
+/// `state/store.rs:127 += -> *=` in `take_pending` (every flush of an open block writes the
+/// same batch key, so each request's elements replace the ones before) and `:212 + -> *` in
+/// `load` (a reopened sequence's next batch takes the last one's key, so the first request
+/// after a reopen replaces it), which the other tests let through: they reopen only blocks
+/// written by one request.
 #[tokio::test]
 async fn an_open_block_written_by_several_requests_reopens_with_every_element() {
     let clock = ManualClock::new(T0);
@@ -305,13 +309,14 @@ async fn an_open_block_written_by_several_requests_reopens_with_every_element() 
         assert_eq!(count(r), (json!(0), json!(i + 1)));
     }
     drop(app);
-    let app = open(store, s);
+    let app = open(store.clone(), s.clone());
     let r = record(&app, changes[3].clone()).await;
-    assert_eq!(
-        count(r),
-        (json!(0), json!(4)),
-        "the three before the reopen"
-    );
+    assert_eq!(count(r), (json!(0), json!(4)), "the three before");
+    // the request after a reopen is a write of its own too
+    drop(app);
+    let app = open(store, s);
+    let r = record(&app, changes[4].clone()).await;
+    assert_eq!(count(r), (json!(0), json!(5)), "the four before");
 }
 
 /// A kind served for the first time, added to a store whose last run served other kinds,
@@ -342,4 +347,105 @@ async fn a_kind_served_for_the_first_time_begins_without_a_restart() {
         (&inserted["height"], &inserted["count"]),
         (&json!(0), &json!(1))
     );
+}
+
+/// The open block `GET /v1/filters/blocks/proof_state/0` serves, at the clock's time.
+async fn open_block(app: &axum::Router) -> Vec<u8> {
+    let r = get_block(app, "/v1/filters/blocks/proof_state/0", None).await;
+    assert_eq!(r.status, StatusCode::OK);
+    r.body.to_vec()
+}
+
+/// The open block is served as its snapshot at the last refresh boundary, holding exactly the
+/// insertions made before it, and a reopen serves the same snapshot: two elements before the
+/// boundary at start + 60 s, one after, a reopen at start + 70 s, and the block served is the
+/// one of the first two (not the three the open block holds). Written against
+/// `state/store.rs:266 snapshot -> Ok(())` and `load`'s `:214 rest == b"n"` and `:221 h ==
+/// open.height` (`== -> !=`): the snapshot record is not written or not read back, so the
+/// reopened sequence takes a new snapshot of all three; the other tests let them through.
+#[tokio::test]
+async fn a_reopen_serves_the_same_snapshot_of_the_open_block() {
+    let clock = ManualClock::new(T0);
+    let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+    let s = settings(&[(Kind::ProofState, 10)], false, &clock);
+    let changes = spent_changes();
+    let app = open(store.clone(), s.clone());
+    record(&app, Value::Array(changes[..2].to_vec())).await;
+    let empty = open_block(&app).await;
+    clock.advance(70);
+    let two = open_block(&app).await;
+    assert_ne!(two, empty, "the snapshot at start + 60 s holds the two");
+    record(&app, changes[2].clone()).await;
+    assert_eq!(
+        open_block(&app).await,
+        two,
+        "the third is after the boundary"
+    );
+    drop(app);
+    let app = open(store, s);
+    assert_eq!(open_block(&app).await, two, "reopened");
+}
+
+/// A store written before the open block's header kept its timeout (a 17-byte header:
+/// height, start, b) opens, and its open block times out after the configured timeout: one
+/// element recorded under 3600 s, the header cut to its first 17 bytes, a reopen under
+/// 7200 s, and the block is open at start + 3600 s and seals at start + 7200 s. Written
+/// against `state/store.rs:177`, the `17 => 0` arm deleted (the older header read as
+/// corrupt: the start refused), which the other tests let through.
+#[tokio::test]
+async fn an_open_block_header_without_its_timeout_opens_under_the_configured_one() {
+    let clock = ManualClock::new(T0);
+    let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+    let s = settings(&[(Kind::ProofState, 10)], false, &clock);
+    let app = open(store.clone(), s.clone());
+    record(&app, spent_changes()[0].clone()).await;
+    drop(app);
+    let key = [StateStore::prefix(Kind::ProofState), b"o".to_vec()].concat();
+    let header = store.get(&key).unwrap().expect("the open block's header");
+    assert_eq!(header.len(), 25, "height, start, b and timeout");
+    store
+        .commit(&[Write::Put(key, header[..17].to_vec())])
+        .unwrap();
+    let mut longer = s;
+    longer.state_filters.timeout = 7200;
+    let state = AppState::open(store, longer).unwrap_or_else(|e| panic!("refused: {e}"));
+    let app = amq_server::app(state);
+    let info = |at: u64| {
+        clock.set(at);
+        let app = app.clone();
+        async move {
+            call(&app, Method::GET, "/v1/filters/info/proof_state", None)
+                .await
+                .json()
+        }
+    };
+    let open = info(T0 + 3600).await;
+    assert_eq!(open["blocks"][0]["end"], Value::Null, "{open}");
+    let sealed = info(T0 + 7200).await;
+    assert_eq!(sealed["blocks"][0]["end"], T0 + 7200, "{sealed}");
+}
+
+/// A sealed block whose stored value is shorter than its interval (16 bytes) is an error
+/// that names it, not a panic: block 0 sealed, its value cut to 8 bytes under the running
+/// server, and `GET` of it answers a 5xx. Written against `state/store.rs:305`, the match
+/// guard `v.len() >= 16 -> true` (`v[16..]` of 8 bytes panics), which the other tests let
+/// through.
+#[tokio::test]
+async fn a_short_sealed_block_is_an_error_not_a_panic() {
+    let clock = ManualClock::new(T0);
+    let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+    let s = settings(&[(Kind::ProofState, 10)], false, &clock);
+    let app = open(store.clone(), s);
+    record(&app, spent_changes()[0].clone()).await;
+    clock.advance(3600);
+    let r = get_block(&app, "/v1/filters/blocks/proof_state/0", None).await;
+    assert_eq!(r.status, StatusCode::OK);
+    let mut key = [StateStore::prefix(Kind::ProofState), b"b/".to_vec()].concat();
+    key.extend_from_slice(&0u64.to_be_bytes());
+    assert!(store.get(&key).unwrap().is_some(), "block 0 is sealed");
+    store.commit(&[Write::Put(key, vec![0; 8])]).unwrap();
+    let r = get_block(&app, "/v1/filters/blocks/proof_state/0", None).await;
+    assert!(r.status.is_server_error(), "{}", r.status);
+    let body = String::from_utf8_lossy(&r.body);
+    assert!(body.contains("sealed block is corrupt"), "{body}");
 }
