@@ -57,12 +57,13 @@ impl Gated {
         self.changed.notify_all();
     }
 
-    /// Blocks until `n` commits have arrived in all (a minute at most).
+    /// Blocks until `n` commits have arrived in all (ten seconds at most: a commit held
+    /// arrives at once, unless the committer has stopped).
     fn wait_for_arrivals(&self, n: u64) {
         let guard = self.state.lock().unwrap();
         let (guard, waited) = self
             .changed
-            .wait_timeout_while(guard, std::time::Duration::from_secs(60), |s| s.1 < n)
+            .wait_timeout_while(guard, std::time::Duration::from_secs(10), |s| s.1 < n)
             .unwrap();
         assert!(!waited.timed_out(), "{} commits arrived, not {n}", guard.1);
     }
