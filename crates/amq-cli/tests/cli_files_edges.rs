@@ -3,7 +3,7 @@
 //! waited on the lock of a file that was then replaced or removed, the mode and owner a
 //! rewrite keeps, an output the user may neither read nor write, an output that is a socket,
 //! how a line that is not hex is quoted, inputs that must be read twice, and how `build` sizes
-//! a filter and sums it up. Each test runs the real binary in a temporary folder and checks
+//! a filter and when it warns. Each test runs the real binary in a temporary folder and checks
 //! its answers and the files left.
 #![cfg(unix)]
 
@@ -433,23 +433,4 @@ fn build_with_exactly_the_planned_items_does_not_warn() {
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
     let summary = common::json(&out.stdout);
     assert_eq!(summary["items"], 3);
-}
-
-/// A cuckoo build's summary gives bits per key as the filter's bits over its items, m / n.
-/// Written against the mutants of that division in `run_cuckoo` (`/` made `%` or `*`).
-#[test]
-fn a_cuckoo_build_reports_bits_per_key_as_m_over_n() {
-    let dir = Dir::new();
-    let out = amq()
-        .args(["build", "--kind", "cuckoo", "--fpr", "0.01", "--json", "-o"])
-        .arg(dir.path("c.amq"))
-        .arg("-")
-        .write_stdin(words("item-", 100))
-        .output()
-        .unwrap();
-    assert_success(&out, "build --kind cuckoo");
-    let s = common::json(&out.stdout);
-    let (m, n) = (s["m_bits"].as_f64().unwrap(), s["items"].as_f64().unwrap());
-    assert_eq!(n, 100.0);
-    assert_eq!(s["bits_per_key"].as_f64(), Some(m / n));
 }
