@@ -7,7 +7,7 @@
 mod common;
 
 use assert_cmd::Command;
-use common::names_in;
+use common::{assert_one_error, finish, info, names_in};
 use std::fs;
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -50,29 +50,6 @@ fn spawn(args: &[&str], stdin: Option<&str>) -> Child {
     }
     drop(input);
     child
-}
-
-/// Waits for a child, at most `limit`; kills it (and fails) if it takes longer.
-fn finish(mut child: Child, limit: Duration) -> std::process::Output {
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            panic!("amq ran for more than {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    child.wait_with_output().unwrap()
-}
-
-fn info(path: &Path) -> serde_json::Value {
-    let out = amq().arg("info").arg("--json").arg(path).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 /// A cuckoo filter of 300,000 items (0.6 MB) in `dir`, the items 1..=300000.
@@ -278,14 +255,7 @@ fn outputs_that_are_not_regular_files_are_written_into_or_refused() {
     // a directory is refused with one line, and nothing is left beside it
     let sub = dir.path().join("sub");
     fs::create_dir(&sub).unwrap();
-    let out = build_to(&sub);
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(
-        err.starts_with("error: ") && err.contains("directory"),
-        "{err}"
-    );
+    assert_one_error(&build_to(&sub), "directory");
     assert!(sub.is_dir());
     assert_eq!(names_in(dir.path()), ["f.amq", "pipe", "sub"]);
 }
@@ -357,10 +327,7 @@ fn a_full_disk_leaves_the_filter_intact_and_no_temporary_file() {
         cmd.env(k, v);
     }
     let out = cmd.output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("No space left on device"), "{err}");
+    assert_one_error(&out, "No space left on device");
     // "removed 9" would be false: nothing was saved
     assert!(
         out.stdout.is_empty(),

@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{amq, info, names_in, words, Dir};
+use common::{amq, assert_one_error, finish, info, names_in, words, Dir};
 use std::fs;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -40,19 +40,6 @@ fn spawn_paused(dir: &Path, args: &[&str], pause_ms: u64) -> Child {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap()
-}
-
-/// Waits for `child` (at most [`LIMIT`], then kills it and fails) and returns its output.
-fn finish(mut child: Child) -> Output {
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > LIMIT {
-            let _ = child.kill();
-            panic!("amq ran for more than {LIMIT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    child.wait_with_output().unwrap()
 }
 
 /// Asserts that `out` is a success, showing its stderr if not.
@@ -147,15 +134,15 @@ fn a_writer_that_waited_on_a_replaced_file_locks_the_new_one() {
         a.try_wait().unwrap().is_none(),
         "A ended before B opened the old file: the test proves nothing"
     );
-    assert_success(&finish(a), "A");
+    assert_success(&finish(a, LIMIT), "A");
     // B takes the lock and writes; its temporary file is there while its write is paused
     wait_until("B's temporary file", || {
         !temporaries(work, "c.amq").is_empty() || b.try_wait().unwrap().is_some()
     });
     assert!(b.try_wait().unwrap().is_none(), "B ended before its pause");
     let c = spawn_paused(work, &["remove", "c.amq", "3"], 0);
-    assert_success(&finish(c), "C");
-    assert_success(&finish(b), "B");
+    assert_success(&finish(c, LIMIT), "C");
+    assert_success(&finish(b, LIMIT), "B");
     assert_eq!(info(&path)["items_inserted"], 997, "a removal was lost");
     assert_eq!(names_in(work), ["c.amq"]);
 }
@@ -187,7 +174,7 @@ fn a_file_removed_while_a_writer_waits_is_created_anew() {
     });
     fs::remove_file(&path).unwrap();
     drop(held);
-    assert_success(&finish(writer), "build -o c.amq");
+    assert_success(&finish(writer, LIMIT), "build -o c.amq");
     assert_eq!(
         fs::read(&path).unwrap(),
         fs::read(dir.path("ref.amq")).unwrap()
@@ -227,13 +214,8 @@ fn an_output_the_user_may_not_open_is_refused_and_left_as_it_was() {
         .current_dir(work)
         .output()
         .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(
-        err.contains("c.amq") && err.contains("Permission denied"),
-        "{err}"
-    );
+    let err = assert_one_error(&out, "Permission denied");
+    assert!(err.contains("c.amq"), "{err}");
     fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
     assert_eq!(fs::read(&path).unwrap(), before, "the file was replaced");
     let mut left = names_in(work);
@@ -258,14 +240,8 @@ fn a_socket_output_is_refused_as_not_a_regular_file() {
         .write_stdin("a\nb\n")
         .output()
         .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.starts_with("error: "), "{err}");
-    assert!(
-        err.contains(&*sock.to_string_lossy()) && err.contains("not a regular file"),
-        "{err}"
-    );
+    let err = assert_one_error(&out, "not a regular file");
+    assert!(err.contains(&*sock.to_string_lossy()), "{err}");
     assert!(fs::symlink_metadata(&sock).unwrap().file_type().is_socket());
     assert_eq!(names_in(dir.root()), ["sock"]);
 }
@@ -287,9 +263,7 @@ fn a_line_that_is_not_hex_is_quoted_whole_or_cut_at_40_characters() {
             .timeout(LIMIT)
             .output()
             .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{err}");
-        assert_eq!(err.lines().count(), 1, "{err}");
+        let err = assert_one_error(&out, "invalid hex");
         assert!(
             err.starts_with(&format!("error: -:3: invalid hex \"{shown}\"")),
             "{text}: {err}"
@@ -309,6 +283,22 @@ fn gcs_of(elements: &str) -> String {
         .unwrap();
     assert_success(&out, "btc gcs");
     String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+/// `amq btc match` against `filter` under [`BLOCK_HASH`], stopped after [`LIMIT`]; its input
+/// files follow.
+fn btc_match(filter: &str) -> assert_cmd::Command {
+    let mut cmd = amq();
+    cmd.args([
+        "btc",
+        "match",
+        "--block-hash",
+        BLOCK_HASH,
+        "--filter",
+        filter,
+    ])
+    .timeout(LIMIT);
+    cmd
 }
 
 /// `amq btc match` of the filter of `ELEMENTS` against the same elements: one line per element,
@@ -348,19 +338,7 @@ fn inputs_read_twice_are_copied_unless_they_are_regular_files() {
         let (fifo, text) = (fifo.clone(), text.clone());
         std::thread::spawn(move || fs::write(fifo, text).unwrap())
     };
-    let out = amq()
-        .args([
-            "btc",
-            "match",
-            "--block-hash",
-            BLOCK_HASH,
-            "--filter",
-            &filter,
-        ])
-        .arg(&fifo)
-        .timeout(LIMIT)
-        .output()
-        .unwrap();
+    let out = btc_match(&filter).arg(&fifo).output().unwrap();
     let start = Instant::now();
     while !writer.is_finished() && start.elapsed() < LIMIT {
         std::thread::sleep(Duration::from_millis(5));
@@ -373,19 +351,10 @@ fn inputs_read_twice_are_copied_unless_they_are_regular_files() {
     assert_each_element_matches(&out, &elements);
     // a file named `-` beside: `-` is still stdin
     fs::write(dir.path("-"), "dd04\n").unwrap();
-    let out = amq()
-        .args([
-            "btc",
-            "match",
-            "--block-hash",
-            BLOCK_HASH,
-            "--filter",
-            &filter,
-            "-",
-        ])
+    let out = btc_match(&filter)
+        .arg("-")
         .current_dir(dir.root())
         .write_stdin(text)
-        .timeout(LIMIT)
         .output()
         .unwrap();
     assert_each_element_matches(&out, &elements);

@@ -3,7 +3,10 @@
 //! `AMQ_TEST_BIN=/path/to/amq` runs these tests against another build of the binary (how the
 //! fixes were shown to be needed: the old binary fails them).
 
+mod common;
+
 use assert_cmd::Command;
+use common::assert_one_error;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -29,15 +32,6 @@ fn amq_limited(kib: u64) -> Command {
         .arg(bin())
         .timeout(Duration::from_secs(60));
     c
-}
-
-/// One error line, `error: ...`, and exit status 2.
-fn assert_one_error(out: &std::process::Output, contains: &str) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.starts_with("error: "), "{err}");
-    assert!(err.contains(contains), "{err:?} lacks {contains:?}");
 }
 
 const BLOCK_HASH: &str = "000000000933ea01ad0ee984209779baaec3ced90fa3f408719526f8d77f4943";

@@ -90,7 +90,11 @@ pub fn vector(path: &str) -> Value {
 /// `amq info --json` of the filter file `f`.
 pub fn info(f: &Path) -> Value {
     let out = amq().args(["info", "--json"]).arg(f).output().unwrap();
-    assert!(out.status.success());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     json(&out.stdout)
 }
 
@@ -128,4 +132,29 @@ pub fn names_in(dir: &Path) -> Vec<String> {
         .collect();
     v.sort();
     v
+}
+
+/// Waits for `child`, at most `limit`, and returns its output; kills it (and fails) if it
+/// takes longer.
+pub fn finish(mut child: std::process::Child, limit: std::time::Duration) -> std::process::Output {
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("amq ran for more than {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Asserts that `out` is a refusal: exit status 2 and one line, `error: ...`, that contains
+/// `contains`; returns that line.
+pub fn assert_one_error(out: &std::process::Output, contains: &str) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("error: "), "{err}");
+    assert!(err.contains(contains), "{err:?} lacks {contains:?}");
+    err
 }
