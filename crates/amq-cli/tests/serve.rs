@@ -466,3 +466,27 @@ fn a_state_filter_kind_served_again_restarts_or_is_refused() {
     assert_eq!(s.json("GET", "/v1/filters/info/mint_quote", None).0, 200);
     s.stop();
 }
+
+/// SIGTERM sent the moment the server says it is listening stops it cleanly (exit 0, "amq
+/// serve: stopped"), every time: the handler must be in place before the line is printed.
+/// It was installed only when the shutdown future was first polled, after the line, so a
+/// supervisor that stopped the server at once could kill it outright (status "signal 15",
+/// the logs not folded); `workers_sets_the_runtimes_threads`, which starts and stops servers
+/// quickly, failed now and then on it. 40 starts, each stopped as soon as its line is read.
+#[test]
+fn sigterm_right_after_the_listening_line_stops_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    for round in 0..40 {
+        let mut cmd = Command::new(AMQ);
+        cmd.args(["serve", "--listen", "127.0.0.1:0", "--data"])
+            .arg(&data);
+        let s = Server::spawn_capturing(cmd);
+        let (status, stderr) = s.terminate();
+        assert!(status.success(), "round {round}: {status:?}: {stderr}");
+        assert!(
+            stderr.contains("amq serve: stopped;"),
+            "round {round}: {stderr}"
+        );
+    }
+}

@@ -15,7 +15,8 @@ use std::time::Instant;
 use crate::Error;
 
 /// Serves until Ctrl-C or SIGTERM. Prints `listening on http://ADDR` (the real port when
-/// `--listen` asked for port 0) and the page's URL on stdout once it accepts connections.
+/// `--listen` asked for port 0) and the page's URL on stdout once it accepts connections
+/// and either signal would stop it cleanly.
 ///
 /// # Errors
 /// A preload file cannot be read or built, the address cannot be bound (the data directory
@@ -50,6 +51,8 @@ async fn serve(config: &Config, built: Vec<Built<'_>>) -> Result<(), Error> {
     for b in built {
         store_preload(&state, b).await?;
     }
+    // before the line below: a SIGTERM sent as soon as it is read must find the handler
+    let stop = shutdown();
     // printed for whoever started the server; a closed stdout does not stop it
     let page = match config.preload.first() {
         Some(p) => format!("http://{addr}/?filter={}", p.name),
@@ -69,7 +72,7 @@ async fn serve(config: &Config, built: Vec<Built<'_>>) -> Result<(), Error> {
         let _ = tcp.set_nodelay(true);
     });
     axum::serve(listener, crate::app(state.clone()))
-        .with_graceful_shutdown(shutdown())
+        .with_graceful_shutdown(stop)
         .await?;
     // the next start replays no record: a record is applied again under the code of that
     // start, which may be another version's (whose byte accounting may differ)
@@ -82,24 +85,39 @@ async fn serve(config: &Config, built: Vec<Built<'_>>) -> Result<(), Error> {
     Ok(())
 }
 
-async fn shutdown() {
-    let ctrl_c = tokio::signal::ctrl_c();
+/// Resolves at Ctrl-C (SIGINT) or SIGTERM. On Unix the handlers are installed here, when it
+/// is called, not when it is first polled (tokio's `ctrl_c()` installs its own then): until
+/// then a signal has its default action, which kills the process without its clean stop.
+fn shutdown() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
     {
-        let mut term =
-            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-        let term = async {
-            match term.as_mut() {
-                Some(t) => {
-                    t.recv().await;
-                }
-                None => std::future::pending::<()>().await,
-            }
+        use tokio::signal::unix::{signal, Signal, SignalKind};
+        let install = |kind: SignalKind, name: &str| {
+            signal(kind)
+                .inspect_err(|e| {
+                    let then = "it will end the server at once";
+                    eprintln!("amq serve: warning: cannot handle {name} ({e}): {then}")
+                })
+                .ok()
         };
-        tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+        let mut int = install(SignalKind::interrupt(), "Ctrl-C");
+        let mut term = install(SignalKind::terminate(), "SIGTERM");
+        async fn recv(s: &mut Option<Signal>) {
+            match s {
+                Some(s) => {
+                    s.recv().await;
+                }
+                None => std::future::pending().await,
+            }
+        }
+        async move {
+            tokio::select! { _ = recv(&mut int) => {}, _ = recv(&mut term) => {} }
+        }
     }
     #[cfg(not(unix))]
-    let _ = ctrl_c.await;
+    async {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }
 
 /// The lines of a file: each line's bytes without `\n` or `\r\n`.

@@ -30,9 +30,19 @@ impl Server {
     /// Starts a command that runs (or execs) `amq serve` on port 0; its first stdout line
     /// gives the address.
     pub fn spawn(mut cmd: Command) -> Server {
+        cmd.stderr(Stdio::inherit());
+        Self::spawn_as_set(cmd)
+    }
+
+    /// As [`spawn`](Self::spawn), its stderr kept for [`terminate`](Self::terminate).
+    pub fn spawn_capturing(mut cmd: Command) -> Server {
+        cmd.stderr(Stdio::piped());
+        Self::spawn_as_set(cmd)
+    }
+
+    fn spawn_as_set(mut cmd: Command) -> Server {
         let mut child = cmd
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
             .spawn()
             .expect("amq serve starts");
         let mut line = String::new();
@@ -58,6 +68,22 @@ impl Server {
     pub fn kill9(mut self) {
         self.child.kill().unwrap();
         self.child.wait().unwrap();
+    }
+
+    /// SIGTERM; the exit status and what the process printed on stderr (all of it, from a
+    /// server started with [`spawn_capturing`](Self::spawn_capturing)).
+    pub fn terminate(mut self) -> (std::process::ExitStatus, String) {
+        let pid = self.child.id().to_string();
+        assert!(Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success());
+        let mut stderr = String::new();
+        if let Some(mut e) = self.child.stderr.take() {
+            e.read_to_string(&mut stderr).unwrap();
+        }
+        (self.child.wait().unwrap(), stderr)
     }
 
     /// SIGTERM, then wait for the graceful exit.
