@@ -1,0 +1,106 @@
+//! Edges of request handling that mutation testing of `extract.rs`, `error.rs` and
+//! `routes/filters.rs` found unpinned: limits at exactly their value, the error statuses and
+//! bodies the API promises, and what each filter route answers; in-process through `app(...)`.
+
+mod common;
+
+use amq_server::{app, AppState, Limits};
+use axum::http::{Method, StatusCode};
+use common::{bloom, call, BLOOM};
+use serde_json::json;
+
+/// `--max-items` is the most items one request may carry ("413 above"): a list of exactly
+/// that many is added and queried, one more is refused with a 413 naming the flag. Written
+/// against `extract.rs:109` (`list.len() > max` made `>=`), which refused a list at the limit.
+#[tokio::test]
+async fn a_list_of_exactly_max_items_is_taken() {
+    let limits = Limits {
+        max_items: 3,
+        ..Limits::default()
+    };
+    let app = app(AppState::in_memory(limits, None));
+    bloom(&app).await;
+    let three = json!({"items": ["a", "b", "c"]});
+    let r = call(
+        &app,
+        Method::POST,
+        &format!("{BLOOM}/items"),
+        Some(three.clone()),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    assert_eq!(r.json()["added"], json!([true, true, true]));
+    let r = call(
+        &app,
+        Method::POST,
+        &format!("{BLOOM}/contains"),
+        Some(three),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    // a Bloom filter has no false negatives: all three were added
+    assert_eq!(r.json()["maybe"], json!([true, true, true]));
+    let four = json!({"items": ["a", "b", "c", "d"]});
+    let r = call(&app, Method::POST, &format!("{BLOOM}/contains"), Some(four)).await;
+    assert_eq!(r.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(r.error().contains("--max-items"), "{}", r.error());
+}
+
+/// `--max-filter-bytes` is the most payload bytes one filter may take ("422 for a filter
+/// planned above it"): a filter whose plan (`/api/v1/plan`'s `bytes`) is exactly the cap is
+/// created, and with the cap one byte lower the same spec is refused with a 422 naming the
+/// flag. Written against `routes/filters.rs:232` (`bytes > cap` made `>=`), which refused a
+/// filter at the cap.
+#[tokio::test]
+async fn a_filter_planned_at_exactly_the_cap_is_created() {
+    let planned = call(
+        &common::router(),
+        Method::GET,
+        "/api/v1/plan?kind=bloom&items=1000&fpr=0.01",
+        None,
+    )
+    .await;
+    assert_eq!(planned.status, StatusCode::OK, "{:?}", planned.body);
+    let bytes = planned.json()["bytes"].as_u64().expect("a plan's bytes");
+    let spec = json!({"kind": "bloom", "items": 1000, "fpr": 0.01});
+    let capped = |cap: u64| {
+        app(AppState::in_memory(
+            Limits {
+                max_filter_bytes: cap,
+                ..Limits::default()
+            },
+            None,
+        ))
+    };
+    let r = call(&capped(bytes), Method::PUT, BLOOM, Some(spec.clone())).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    let r = call(&capped(bytes - 1), Method::PUT, BLOOM, Some(spec)).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(r.error().contains("--max-filter-bytes"), "{}", r.error());
+}
+
+/// A sliding-window cuckoo filter answers for its members only at an epoch; asked by item
+/// alone (`POST .../contains` without `"epoch"`, `GET .../contains/{item}` without
+/// `?epoch=`) it refuses with a 409 whose message says how to ask it here. Written against
+/// `routes/filters.rs:203` (the hint's `(SlidingWindowCuckoo, false)` arm deleted), which
+/// left the refusal without it.
+#[tokio::test]
+async fn a_sliding_window_cuckoo_asked_without_an_epoch_is_told_to_give_one() {
+    let app = common::router();
+    let c = "/api/v1/filters/members";
+    let spec = json!({"kind": "sliding-window-cuckoo", "epoch_items": 2, "fpr": 0.001});
+    assert_eq!(
+        call(&app, Method::PUT, c, Some(spec)).await.status,
+        StatusCode::CREATED
+    );
+    let add = json!({"items": ["alice"]});
+    let r = call(&app, Method::POST, &format!("{c}/items"), Some(add)).await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    let ask = json!({"items": ["alice"]});
+    let r = call(&app, Method::POST, &format!("{c}/contains"), Some(ask)).await;
+    assert_eq!(r.status, StatusCode::CONFLICT);
+    assert!(r.error().contains("\"epoch\": E"), "{}", r.error());
+    let r = call(&app, Method::GET, &format!("{c}/contains/alice"), None).await;
+    assert_eq!(r.status, StatusCode::CONFLICT);
+    assert!(r.error().contains("?epoch=E"), "{}", r.error());
+}
