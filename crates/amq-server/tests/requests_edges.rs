@@ -104,3 +104,35 @@ async fn a_sliding_window_cuckoo_asked_without_an_epoch_is_told_to_give_one() {
     assert_eq!(r.status, StatusCode::CONFLICT);
     assert!(r.error().contains("?epoch=E"), "{}", r.error());
 }
+
+/// With `--token-file`, a write needs `Authorization: Bearer <token>` with exactly the token:
+/// a wrong token of the same length is refused with a 401 and the write does not happen,
+/// whether one byte differs (`s3cres`) or two are swapped (`3scret`, whose byte differences
+/// cancel under XOR). Written against `layers.rs:35` (the comparison's `acc | (x ^ y)` made
+/// `&`, which took any token of the right length, and `^`, which took the swapped one).
+#[tokio::test]
+async fn a_wrong_token_of_the_right_length_is_refused() {
+    let app = app(AppState::in_memory(
+        Limits::default(),
+        Some("s3cret".into()),
+    ));
+    let create = |token: &str| {
+        axum::http::Request::put("/api/v1/filters/f")
+            .header("content-type", "application/json")
+            .header("authorization", format!("Bearer {token}"))
+            .body(axum::body::Body::from(
+                r#"{"kind": "bloom", "items": 10, "fpr": 0.1}"#,
+            ))
+            .unwrap()
+    };
+    for wrong in ["s3cres", "3scret"] {
+        let r = common::send(&app, create(wrong)).await;
+        assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{wrong}");
+        assert!(r.error().contains("Bearer"), "{}", r.error());
+        // reads need no token: the refused create made no filter
+        let r = call(&app, Method::GET, "/api/v1/filters/f", None).await;
+        assert_eq!(r.status, StatusCode::NOT_FOUND, "{wrong}");
+    }
+    let r = common::send(&app, create("s3cret")).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+}
