@@ -4,10 +4,12 @@
 
 mod common;
 
+use amq_server::store::MemoryStore;
 use amq_server::{app, AppState, Limits};
 use axum::http::{Method, StatusCode};
 use common::{bloom, call, BLOOM};
 use serde_json::json;
+use std::sync::Arc;
 
 /// `--max-items` is the most items one request may carry ("413 above"): a list of exactly
 /// that many is added and queried, one more is refused with a 413 naming the flag. Written
@@ -135,4 +137,76 @@ async fn a_wrong_token_of_the_right_length_is_refused() {
     }
     let r = common::send(&app, create("s3cret")).await;
     assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+}
+
+/// A merge is held to `--max-filter-bytes` only where the union grows: it takes the larger
+/// of the two, so merging a larger scalable Bloom filter into a smaller one is allowed while
+/// the larger is at most the cap (here exactly at it), and merging two of the same size is
+/// allowed even under a cap lowered below both (it allocates nothing). Both servers
+/// reopen the store the first one filled. Written against `routes/exchange.rs:118`
+/// (`size > my_size && size > cap` with `&&` made `||`, the first `>` made `>=`, the second
+/// `>` made `>=`), each of which refused one of these merges with a 422.
+#[tokio::test]
+async fn a_merge_is_refused_only_where_the_union_grows_over_the_cap() {
+    let store = Arc::new(MemoryStore::new());
+    let open = |cap: u64| {
+        let limits = Limits {
+            max_filter_bytes: cap,
+            ..Limits::default()
+        };
+        app(AppState::new(store.clone(), limits, None).unwrap())
+    };
+    let bytes = |r: common::Reply| r.json()["bytes"].as_u64().expect("an Info's bytes");
+    let path = |name: &str, rest: &str| format!("/api/v1/filters/{name}{rest}");
+    let spec = json!({"kind": "scalable-bloom", "items": 100, "fpr": 0.01, "seed": 1});
+    let many: Vec<String> = (0..1000).map(|i| format!("b{i}")).collect();
+    let app1 = open(Limits::default().max_filter_bytes);
+    for name in ["small", "big", "twin-a", "twin-b"] {
+        let r = call(&app1, Method::PUT, &path(name, ""), Some(spec.clone())).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{name}: {:?}", r.body);
+    }
+    let add = |name: &str, items: &[String]| {
+        let (app, uri) = (app1.clone(), path(name, "/items"));
+        let body = json!({ "items": items });
+        async move { call(&app, Method::POST, &uri, Some(body)).await }
+    };
+    assert_eq!(add("big", &many).await.status, StatusCode::OK);
+    assert_eq!(add("twin-b", &["t".into()]).await.status, StatusCode::OK);
+    let big = bytes(call(&app1, Method::GET, &path("big", ""), None).await);
+    let twin = bytes(call(&app1, Method::GET, &path("twin-a", ""), None).await);
+    assert!(
+        big > twin,
+        "1000 items grew the chain of 100: {big} > {twin}"
+    );
+    drop(app1);
+    let merge = |app: &axum::Router, into: &str, from: &str| {
+        let (app, uri) = (app.clone(), path(into, "/merge"));
+        let body = json!({ "from": from });
+        async move { call(&app, Method::POST, &uri, Some(body)).await }
+    };
+    // the union takes big's size, which is exactly the cap
+    let at_cap = open(big);
+    let r = merge(&at_cap, "small", "big").await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    assert_eq!(bytes(r), big);
+    let r = call(
+        &at_cap,
+        Method::POST,
+        &path("small", "/contains"),
+        Some(json!({ "items": many })),
+    )
+    .await;
+    assert_eq!(
+        r.json()["maybe"],
+        json!(vec![true; 1000]),
+        "no false negatives"
+    );
+    drop(at_cap);
+    // twins under a cap below both: the union is no larger than either
+    let below = open(twin - 1);
+    let r = merge(&below, "twin-a", "twin-b").await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    assert_eq!(bytes(r), twin);
+    let r = call(&below, Method::GET, &path("twin-a", "/contains/t"), None).await;
+    assert_eq!(r.json()["maybe"], true);
 }
