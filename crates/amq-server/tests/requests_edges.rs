@@ -1,6 +1,9 @@
-//! Edges of request handling that mutation testing of `extract.rs`, `error.rs` and
-//! `routes/filters.rs` found unpinned: limits at exactly their value, the error statuses and
-//! bodies the API promises, and what each filter route answers; in-process through `app(...)`.
+//! Edges of request handling that mutation testing of `extract.rs`, `routes/filters.rs`,
+//! `layers.rs`, `routes/exchange.rs` and `routes/state.rs` found unpinned: limits at exactly
+//! their value (`--max-items` for items and state changes, `--max-filter-bytes` for a create
+//! and a merge), the hint a sliding-window cuckoo filter's refusal carries, and the write
+//! token compared byte for byte; in-process through `app(...)`, over a reopened `MemoryStore`
+//! where a limit changes.
 
 mod common;
 
@@ -209,4 +212,40 @@ async fn a_merge_is_refused_only_where_the_union_grows_over_the_cap() {
     assert_eq!(bytes(r), twin);
     let r = call(&below, Method::GET, &path("twin-a", "/contains/t"), None).await;
     assert_eq!(r.json()["maybe"], true);
+}
+
+/// The state feed holds a list of changes to `--max-items` as the filter routes hold a list
+/// of items ("413 above"): exactly that many changes are recorded, one more is refused with a
+/// 413 naming the flag. Written against `routes/state.rs:170` (`list.len() > max` made `>=`),
+/// which refused a list at the limit.
+#[tokio::test]
+async fn a_state_feed_list_of_exactly_max_items_is_recorded() {
+    use amq::clock::ManualClock;
+    use amq::formats::cashu_state::Kind;
+    use common::state::{open, record, settings, spent_changes, T0};
+    let clock = ManualClock::new(T0);
+    let limits = Limits {
+        max_items: 3,
+        ..Limits::default()
+    };
+    let app = open(
+        Arc::new(MemoryStore::new()),
+        amq_server::Settings {
+            limits,
+            ..settings(&[(Kind::ProofState, 10)], true, &clock)
+        },
+    );
+    let changes = spent_changes();
+    assert!(
+        changes.len() > 3,
+        "the vectors have {} changes",
+        changes.len()
+    );
+    let r = record(&app, json!(changes[..3])).await;
+    assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+    let inserted = r.json()["inserted"].as_array().expect("inserted").len();
+    assert_eq!(inserted, 3);
+    let r = record(&app, json!(changes[..4])).await;
+    assert_eq!(r.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(r.error().contains("--max-items"), "{}", r.error());
 }
