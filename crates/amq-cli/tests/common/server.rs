@@ -87,14 +87,8 @@ impl Server {
     }
 
     /// SIGTERM, then wait for the graceful exit.
-    pub fn stop(mut self) {
-        let pid = self.child.id().to_string();
-        assert!(Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .unwrap()
-            .success());
-        let status = self.child.wait().unwrap();
+    pub fn stop(self) {
+        let (status, _) = self.terminate();
         assert!(status.success(), "{status:?}");
     }
 
