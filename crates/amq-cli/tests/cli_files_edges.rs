@@ -60,7 +60,7 @@ fn holds_open(pid: u32, path: &Path) -> bool {
         .any(|target| target == path)
 }
 
-/// The temporary files (`.NAME.XXXXXX.tmp`) beside `name` in `dir`.
+/// The temporary files beside `name` in `dir`: `.NAME.`, six random characters, `.tmp`.
 fn temporaries(dir: &Path, name: &str) -> Vec<String> {
     let prefix = format!(".{name}.");
     names_in(dir)

@@ -50,10 +50,6 @@ pub fn spec_from_dict(d: &Bound<'_, PyDict>) -> PyResult<Spec> {
             .iter()
             .filter_map(|(k, v)| Some((k.extract().ok()?, pythonize::depythonize(&v).ok()?)))
             .collect();
-        let fields: Vec<(&str, ValueShape)> = fields
-            .iter()
-            .map(|(k, s)| (k.as_str(), s.clone()))
-            .collect();
         serde_error(
             WHAT,
             Spec::name_error_field(&e.to_string(), "parameter", &fields),

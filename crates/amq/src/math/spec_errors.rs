@@ -148,11 +148,16 @@ impl Spec {
     ///     "field \"items\": invalid type: sequence, expected u64"
     /// );
     /// ```
-    pub fn name_error_field(message: &str, what: &str, fields: &[(&str, ValueShape)]) -> String {
+    pub fn name_error_field<N: AsRef<str>>(
+        message: &str,
+        what: &str,
+        fields: &[(N, ValueShape)],
+    ) -> String {
         let named: Vec<&str> = fields
             .iter()
+            .map(|(name, shape)| (name.as_ref(), shape))
             .filter(|(name, shape)| *name != "kind" && shape.is_quoted_in(message))
-            .map(|(name, _)| *name)
+            .map(|(name, _)| name)
             .collect();
         match named[..] {
             [name] => format!("{what} {name:?}: {message}"),
