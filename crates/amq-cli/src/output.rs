@@ -20,21 +20,34 @@ impl AfterSave {
         AfterSave(BufWriter::new(tempfile::SpooledTempFile::new(8 << 20)))
     }
 
-    /// Copies what was written to stdout.
+    /// Copies what was written to stdout. `saved`: the command wrote its file before, so a
+    /// failure here says that the change is made and only its report is lost (a script that
+    /// ran the command again on exit status 2 would make it twice).
     ///
     /// # Errors
     /// Reading the spool back, writing stdout (a closed pipe among them).
-    pub fn print(self) -> Result<()> {
+    pub fn print(self, saved: bool) -> Result<()> {
+        use anyhow::Context;
         use std::io::Seek;
-        let mut spool = self
-            .0
-            .into_inner()
-            .map_err(io::IntoInnerError::into_error)?;
-        spool.rewind()?;
-        let mut out = stdout();
-        io::copy(&mut spool, &mut out)?;
-        out.flush()?;
-        Ok(())
+        let copy = || -> Result<()> {
+            let mut spool = self
+                .0
+                .into_inner()
+                .map_err(io::IntoInnerError::into_error)?;
+            spool.rewind()?;
+            let mut out = stdout();
+            io::copy(&mut spool, &mut out)?;
+            out.flush()?;
+            Ok(())
+        };
+        copy().with_context(|| {
+            if saved {
+                "the file was saved with the change, but printing its output failed (do not \
+                 run the command again: the change is made)"
+            } else {
+                "printing the output failed (the file is unchanged)"
+            }
+        })
     }
 }
 

@@ -506,3 +506,86 @@ fn json_tells_bytes_from_text() {
     assert_eq!(first["item_hex"], "fffe");
     assert_eq!(first["removed"], true);
 }
+
+/// A command that changes a file in place prints its answers only once the file is saved; if
+/// stdout then fails (a full disk: `/dev/full`), the change is made all the same, and the one
+/// error line says so, so that a script does not run it again (a second `window insert` would
+/// give the items second positions, a second `rln register` second registrations).
+#[test]
+fn a_failed_stdout_after_a_save_says_the_change_is_made() {
+    if !Path::new("/dev/full").exists() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // `amq ARGS < input > /dev/full`
+    let to_full = |args: &[&std::ffi::OsStr], input: &str| {
+        let stdin = dir.path().join("stdin.txt");
+        std::fs::write(&stdin, input).unwrap();
+        std::process::Command::new(bin())
+            .args(args)
+            .stdin(std::fs::File::open(&stdin).unwrap())
+            .stdout(
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .open("/dev/full")
+                    .unwrap(),
+            )
+            .output()
+            .unwrap()
+    };
+    let w = dir.path().join("w.amq");
+    amq()
+        .args([
+            "window", "new", "--window", "512", "--chunk", "64", "--batch", "2",
+        ])
+        .args(["--hashes", "4", "-o"])
+        .arg(&w)
+        .assert()
+        .success();
+    let out = to_full(
+        &[
+            "window".as_ref(),
+            "insert".as_ref(),
+            w.as_os_str(),
+            "-".as_ref(),
+        ],
+        "apple\nbanana\n",
+    );
+    assert_one_error(&out, "the file was saved with the change");
+    amq()
+        .args(["window", "contains", "--at", "1"])
+        .arg(&w)
+        .arg("banana")
+        .assert()
+        .code(0);
+
+    let r = dir.path().join("r.amq");
+    amq()
+        .args(["rln", "new", "--epoch-items", "10", "--fpr", "0.001", "-o"])
+        .arg(&r)
+        .assert()
+        .success();
+    let out = to_full(
+        &[
+            "rln".as_ref(),
+            "register".as_ref(),
+            r.as_os_str(),
+            "-".as_ref(),
+        ],
+        "alice\n",
+    );
+    assert_one_error(&out, "the file was saved with the change");
+
+    let c = dir.path().join("c.amq");
+    amq()
+        .args(["build", "--kind", "cuckoo", "--fpr", "0.01", "-o"])
+        .arg(&c)
+        .arg("-")
+        .write_stdin("alice\nbob\n")
+        .assert()
+        .success();
+    let remove = [("remove".as_ref()), c.as_os_str(), "alice".as_ref()];
+    assert_one_error(&to_full(&remove, ""), "the file was saved with the change");
+    // nothing left to remove: nothing saved, and the error says the file is unchanged
+    assert_one_error(&to_full(&remove, ""), "the file is unchanged");
+}

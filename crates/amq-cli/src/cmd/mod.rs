@@ -95,7 +95,7 @@ impl Answers {
         } else {
             drop(save);
         }
-        held.print()?;
+        held.print(changed)?;
         Ok(code)
     }
 

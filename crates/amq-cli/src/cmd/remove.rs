@@ -101,6 +101,6 @@ pub fn run(a: Args) -> Result<ExitCode> {
         // that may not be read for a while)
         drop(update);
     }
-    out.print()?;
+    out.print(changed)?;
     Ok(super::exit_all(all))
 }

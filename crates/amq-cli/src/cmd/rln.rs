@@ -241,7 +241,7 @@ fn register(a: RegisterArgs) -> Result<ExitCode> {
         Ok(())
     })?;
     update.replace(&crate::fsio::encode(set.size_bytes(), || set.to_bytes())?)?;
-    out.print()?;
+    out.print(true)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -3,7 +3,7 @@
 use crate::input;
 use amq::window::{SlidingWindowBloom, WindowParams};
 use anyhow::{Context, Result};
-use std::io::{self, Seek, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -167,10 +167,9 @@ fn new(a: NewArgs) -> Result<ExitCode> {
 fn insert(a: InsertArgs) -> Result<ExitCode> {
     let update = crate::fsio::Update::lock(&a.filter)?;
     let mut f = load(&a.filter)?;
-    // the positions go to a temporary file first and reach stdout only once the filter is
-    // written: a bad item later in the input leaves the file unchanged and prints none
-    let spool = tempfile::tempfile().context("cannot create a temporary file for the output")?;
-    let mut out = io::BufWriter::with_capacity(1 << 16, spool);
+    // the positions are held back and reach stdout only once the filter is written: a bad
+    // item later in the input leaves the file unchanged and prints none
+    let mut out = crate::output::AfterSave::new();
     let mut count = 0u64;
     input::for_each_item(&a.files, a.hex, |item| {
         // with --at, the items take consecutive positions from it
@@ -196,11 +195,7 @@ fn insert(a: InsertArgs) -> Result<ExitCode> {
         Ok(())
     })?;
     update.replace(&crate::fsio::encode(f.size_bytes(), || f.to_bytes())?)?;
-    let mut spool = out.into_inner().map_err(io::IntoInnerError::into_error)?;
-    spool.seek(io::SeekFrom::Start(0))?;
-    let mut stdout = crate::output::stdout();
-    io::copy(&mut spool, &mut stdout)?;
-    stdout.flush()?;
+    out.print(true)?;
     Ok(ExitCode::SUCCESS)
 }
 
