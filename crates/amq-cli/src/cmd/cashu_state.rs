@@ -189,7 +189,7 @@ struct EpochMatchArgs {
     /// P, the mint's Golomb-Rice parameter.
     #[arg(long)]
     p: u8,
-    /// The filter's data: hex (\"\" for an empty epoch), or a file holding it raw or as hex
+    /// The filter's data: hex ("" for an empty epoch), or a file holding it raw or as hex
     /// (a file named *.hex, or hex text with a 0x or a line end).
     #[arg(long, value_name = "HEX|FILE")]
     filter: String,

@@ -9,8 +9,8 @@ use std::process::ExitCode;
 ///
 /// Reads every kind of .amq file: Bloom, blocked Bloom, split block Bloom and cuckoo filters,
 /// scalable and expandable chains, and the sliding-window Bloom, aging, negative-cache, TTL
-/// cuckoo and sliding-window cuckoo (RLN) files (the same fields as `amq window|aging|negative|
-/// ttl|rln info`).
+/// cuckoo and sliding-window cuckoo (RLN) files (the same fields as
+/// `amq window|aging|negative|ttl|rln info`).
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Example:
   amq info --json words.amq")]
