@@ -175,7 +175,7 @@ pub struct Container<'a> {
 
 impl<'a> Container<'a> {
     /// As [`expect`](Self::expect) for a kind of the Bloom family whose files since index
-    /// scheme 2 add its word after their `n` older parameters ([`encode_indexed`]): the `n`
+    /// scheme 2 add its word after their `n` older parameters ([`writer_indexed`]): the `n`
     /// words and the scheme, [`Indexing::Unit`] for a file without the word.
     ///
     /// # Errors
@@ -241,22 +241,93 @@ fn payload_offset(params: usize) -> usize {
     (HEADER_LEN + 8 * params).next_multiple_of(PAYLOAD_ALIGN)
 }
 
-/// [`encode`] for a kind of the Bloom family: `params`, then the index scheme's word, which a
-/// filter of [`Indexing::Unit`] leaves out, so that a file read without it is written back
-/// as it was ([`Container::expect_indexed`] reads both).
-pub(crate) fn encode_indexed(
+/// [`Writer::new`] for a kind of the Bloom family: `params`, then the index scheme's word,
+/// which a filter of [`Indexing::Unit`] leaves out, so that a file read without it is written
+/// back as it was ([`Container::expect_indexed`] reads both).
+pub(crate) fn writer_indexed(
     kind: Kind,
     params: &[u64],
     indexing: Indexing,
-    payload: &[u8],
-) -> Vec<u8> {
+    payload_len: usize,
+) -> Writer {
     match indexing {
-        Indexing::Unit => encode(kind, params, payload),
+        Indexing::Unit => Writer::new(kind, params, payload_len),
         Indexing::Hashed => {
             let mut all = params.to_vec();
             all.push(indexing as u64);
-            encode(kind, &all, payload)
+            Writer::new(kind, &all, payload_len)
         }
+    }
+}
+
+/// An `.amq` file written part by part into the one buffer it is returned in, so that a
+/// structure's table is copied once, into the file, and not first into a payload of its own
+/// (a sliding window of 8 GiB took 32 GiB to encode that way).
+pub(crate) struct Writer {
+    out: Vec<u8>,
+    start: usize,
+}
+
+impl Writer {
+    /// The header and `params`, with room for a payload of about `payload_len` bytes (the
+    /// length written is the one [`finish`](Self::finish) finds).
+    ///
+    /// # Panics
+    /// If `params` has more than [`MAX_PARAMS`] words (a programming error in the caller).
+    pub(crate) fn new(kind: Kind, params: &[u64], payload_len: usize) -> Writer {
+        assert!(
+            params.len() <= MAX_PARAMS as usize,
+            "too many parameter words"
+        );
+        let start = payload_offset(params.len());
+        let mut out = Vec::with_capacity((start + payload_len).next_multiple_of(8) + 8);
+        out.extend_from_slice(&MAGIC);
+        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.extend_from_slice(&(kind as u16).to_le_bytes());
+        out.extend_from_slice(&(params.len() as u32).to_le_bytes());
+        out.extend_from_slice(&0u32.to_le_bytes());
+        out.extend_from_slice(&0u64.to_le_bytes());
+        for p in params {
+            out.extend_from_slice(&p.to_le_bytes());
+        }
+        out.resize(start, 0);
+        Writer { out, start }
+    }
+
+    /// Appends bytes to the payload.
+    pub(crate) fn bytes(&mut self, bytes: &[u8]) -> &mut Self {
+        self.out.extend_from_slice(bytes);
+        self
+    }
+
+    /// Appends 64-bit words to the payload, little-endian.
+    pub(crate) fn words(&mut self, words: &[u64]) -> &mut Self {
+        for w in words {
+            self.out.extend_from_slice(&w.to_le_bytes());
+        }
+        self
+    }
+
+    /// The file's buffer, for a part that appends itself; what it appends is payload.
+    pub(crate) fn buffer(&mut self) -> &mut Vec<u8> {
+        &mut self.out
+    }
+
+    /// Zero bytes up to a multiple of 8 of the payload.
+    pub(crate) fn pad8(&mut self) -> &mut Self {
+        let len = self.start + (self.out.len() - self.start).next_multiple_of(8);
+        self.out.resize(len, 0);
+        self
+    }
+
+    /// The file: the payload's length put into the header, the padding, the checksum.
+    pub(crate) fn finish(mut self) -> Vec<u8> {
+        let payload_len = (self.out.len() - self.start) as u64;
+        self.out[16..24].copy_from_slice(&payload_len.to_le_bytes());
+        self.pad8();
+        let sum = crate::hash::checksum64(&self.out);
+        self.out.extend_from_slice(&sum.to_le_bytes());
+        self.out
     }
 }
 
@@ -275,28 +346,9 @@ pub(crate) fn encode_indexed(
 /// assert_eq!(c.params, [64, 3, 0, 0]);
 /// ```
 pub fn encode(kind: Kind, params: &[u64], payload: &[u8]) -> Vec<u8> {
-    assert!(
-        params.len() <= MAX_PARAMS as usize,
-        "too many parameter words"
-    );
-    let start = payload_offset(params.len());
-    let total = (start + payload.len()).next_multiple_of(8) + 8;
-    let mut out = Vec::with_capacity(total);
-    out.extend_from_slice(&MAGIC);
-    out.extend_from_slice(&VERSION.to_le_bytes());
-    out.extend_from_slice(&(kind as u16).to_le_bytes());
-    out.extend_from_slice(&(params.len() as u32).to_le_bytes());
-    out.extend_from_slice(&0u32.to_le_bytes());
-    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    for p in params {
-        out.extend_from_slice(&p.to_le_bytes());
-    }
-    out.resize(start, 0);
-    out.extend_from_slice(payload);
-    out.resize(total - 8, 0);
-    let sum = crate::hash::checksum64(&out);
-    out.extend_from_slice(&sum.to_le_bytes());
-    out
+    let mut w = Writer::new(kind, params, payload.len());
+    w.bytes(payload);
+    w.finish()
 }
 
 fn read_u64(bytes: &[u8], at: usize) -> u64 {

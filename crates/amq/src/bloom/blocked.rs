@@ -268,11 +268,10 @@ impl BlockedBloomFilter {
     /// the blocks, each 8 little-endian 64-bit words; bit p of a block is bit p % 64 of word
     /// p / 64).
     pub fn to_bytes(&self) -> Vec<u8> {
-        wire::encode(
-            Kind::BlockedBloom,
-            &[self.m(), u64::from(self.k), self.seed, self.inserted],
-            &tables::to_le_bytes(&self.blocks),
-        )
+        let params = [self.m(), u64::from(self.k), self.seed, self.inserted];
+        let mut w = wire::Writer::new(Kind::BlockedBloom, &params, self.size_bytes() as usize);
+        tables::write_le(&self.blocks, w.buffer());
+        w.finish()
     }
 
     /// Decodes an `.amq` file written by [`to_bytes`](Self::to_bytes).

@@ -384,12 +384,11 @@ impl BloomFilter {
     /// out, so that an old file is written back as it was; payload ⌈m/64⌉ little-endian
     /// 64-bit words).
     pub fn to_bytes(&self) -> Vec<u8> {
-        wire::encode_indexed(
-            Kind::Bloom,
-            &[self.m(), u64::from(self.k), self.seed, self.inserted],
-            self.indexing,
-            &self.bits.to_le_bytes(),
-        )
+        let words = self.bits.words();
+        let params = [self.m(), u64::from(self.k), self.seed, self.inserted];
+        let mut w = wire::writer_indexed(Kind::Bloom, &params, self.indexing, 8 * words.len());
+        w.words(words);
+        w.finish()
     }
 
     /// Decodes an `.amq` file written by [`to_bytes`](Self::to_bytes).

@@ -33,28 +33,26 @@ impl ExpandableCuckooFilter {
     /// ```
     pub fn to_bytes(&self) -> Vec<u8> {
         let p = &self.params;
-        let mut payload = Vec::new();
+        let params = [
+            p.capacity,
+            p.fpr.to_bits(),
+            u64::from(p.expansion),
+            p.tightening.to_bits(),
+            u64::from(p.max_kicks),
+            self.seed,
+            self.deleted,
+            self.links.len() as u64,
+        ];
+        let len = self
+            .links
+            .iter()
+            .map(|l| 8 * l.fields().len() + l.table_bytes().len().next_multiple_of(8))
+            .sum();
+        let mut w = wire::Writer::new(Kind::ExpandableCuckoo, &params, len);
         for l in &self.links {
-            for w in l.fields() {
-                payload.extend_from_slice(&w.to_le_bytes());
-            }
-            payload.extend_from_slice(l.table_bytes());
-            payload.resize(payload.len().next_multiple_of(8), 0);
+            w.words(&l.fields()).bytes(l.table_bytes()).pad8();
         }
-        wire::encode(
-            Kind::ExpandableCuckoo,
-            &[
-                p.capacity,
-                p.fpr.to_bits(),
-                u64::from(p.expansion),
-                p.tightening.to_bits(),
-                u64::from(p.max_kicks),
-                self.seed,
-                self.deleted,
-                self.links.len() as u64,
-            ],
-            &payload,
-        )
+        w.finish()
     }
 
     /// Decodes an `.amq` file written by [`to_bytes`](Self::to_bytes).

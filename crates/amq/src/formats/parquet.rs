@@ -228,7 +228,9 @@ impl ParquetBloomFilter {
     /// The bitset as Parquet stores it: [`size_bytes`](Self::size_bytes) bytes, blocks in
     /// order, each block's eight words little-endian.
     pub fn to_bitset(&self) -> Vec<u8> {
-        tables::to_le_bytes(&self.blocks)
+        let mut out = Vec::new();
+        tables::write_le(&self.blocks, &mut out);
+        out
     }
 
     /// z, the number of 256-bit blocks.

@@ -10,22 +10,19 @@ impl<C: Clock> NegativeCache<C> {
     /// then the fingerprint, least significant bit first), then with a TTL the 2ˡ expiry
     /// ticks; all little-endian.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut payload = crate::bits::words_to_le_bytes(&self.entries);
-        if let Some(e) = &self.expiry {
-            payload.extend_from_slice(&crate::bits::words_to_le_bytes(e));
-        }
-        wire::encode(
-            Kind::NegativeCache,
-            &[
-                u64::from(self.l),
-                u64::from(self.b),
-                u64::from(self.ways),
-                self.seed,
-                self.ttl().unwrap_or(0),
-                self.inserted,
-            ],
-            &payload,
-        )
+        let expiry = self.expiry.as_deref().unwrap_or_default();
+        let params = [
+            u64::from(self.l),
+            u64::from(self.b),
+            u64::from(self.ways),
+            self.seed,
+            self.ttl().unwrap_or(0),
+            self.inserted,
+        ];
+        let len = 8 * (self.entries.len() + expiry.len());
+        let mut w = wire::Writer::new(Kind::NegativeCache, &params, len);
+        w.words(&self.entries).words(expiry);
+        w.finish()
     }
 }
 

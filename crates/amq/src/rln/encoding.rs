@@ -35,35 +35,35 @@ impl SlidingWindowCuckoo {
     /// # Ok::<(), amq::Error>(())
     /// ```
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut payload = Vec::new();
+        let params = [
+            u64::from(self.shape.f),
+            u64::from(SLOTS),
+            self.epoch_items,
+            u64::from(self.log2_buckets),
+            self.seed,
+            self.first,
+            self.epochs.len() as u64,
+            u64::from(self.open),
+        ];
+        let len = self
+            .epochs
+            .iter()
+            .map(|e| 40 + e.table.payload().len().next_multiple_of(8))
+            .sum();
+        let mut w = wire::Writer::new(Kind::SlidingWindowCuckoo, &params, len);
         for e in &self.epochs {
             let t = &e.table;
-            for w in [
+            w.words(&[
                 u64::from(e.k),
                 e.registered,
                 e.live,
                 t.stash,
                 t.stash_bucket,
-            ] {
-                payload.extend_from_slice(&w.to_le_bytes());
-            }
-            payload.extend_from_slice(t.payload());
-            payload.resize(payload.len().next_multiple_of(8), 0);
+            ])
+            .bytes(t.payload())
+            .pad8();
         }
-        wire::encode(
-            Kind::SlidingWindowCuckoo,
-            &[
-                u64::from(self.shape.f),
-                u64::from(SLOTS),
-                self.epoch_items,
-                u64::from(self.log2_buckets),
-                self.seed,
-                self.first,
-                self.epochs.len() as u64,
-                u64::from(self.open),
-            ],
-            &payload,
-        )
+        w.finish()
     }
 
     /// Decodes an `.amq` file written by [`to_bytes`](Self::to_bytes) (a whole set or an

@@ -34,13 +34,6 @@ impl ScalableBloomFilter {
     /// ```
     pub fn to_bytes(&self) -> Vec<u8> {
         let p = &self.params;
-        let mut payload = Vec::new();
-        for l in &self.links {
-            for w in [l.m(), u64::from(l.k()), l.inserted()] {
-                payload.extend_from_slice(&w.to_le_bytes());
-            }
-            payload.extend_from_slice(&l.bits().to_le_bytes());
-        }
         let params = [
             p.capacity,
             p.fpr.to_bits(),
@@ -50,7 +43,17 @@ impl ScalableBloomFilter {
             self.seed,
             self.links.len() as u64,
         ];
-        wire::encode_indexed(Kind::ScalableBloom, &params, self.indexing(), &payload)
+        let len = self
+            .links
+            .iter()
+            .map(|l| 24 + 8 * l.bits().words().len())
+            .sum();
+        let mut w = wire::writer_indexed(Kind::ScalableBloom, &params, self.indexing(), len);
+        for l in &self.links {
+            w.words(&[l.m(), u64::from(l.k()), l.inserted()])
+                .words(l.bits().words());
+        }
+        w.finish()
     }
 
     /// Decodes an `.amq` file written by [`to_bytes`](Self::to_bytes).

@@ -14,16 +14,17 @@ impl SlidingWindowBloom {
     /// increasing, two per 64-bit word (the last padded with zero); all little-endian.
     pub fn to_bytes(&self) -> Vec<u8> {
         let p = self.params;
-        let mut words: Vec<u64> = self.ring.clone();
+        // the archived chunks' records, after the ring (which goes into the file as it is)
+        let mut archive: Vec<u64> = Vec::new();
         for a in &self.archive {
-            words.push(a.chunk);
-            words.push(a.count());
+            archive.push(a.chunk);
+            archive.push(a.count());
             match &a.bits {
-                ChunkBits::Dense(w) => words.extend_from_slice(w),
+                ChunkBits::Dense(w) => archive.extend_from_slice(w),
                 ChunkBits::Sparse(v) => {
                     for pair in v.chunks(2) {
                         let hi = pair.get(1).copied().unwrap_or(0);
-                        words.push(u64::from(pair[0]) | u64::from(hi) << 32);
+                        archive.push(u64::from(pair[0]) | u64::from(hi) << 32);
                     }
                 }
             }
@@ -38,12 +39,10 @@ impl SlidingWindowBloom {
             self.inserted,
             self.archive.len() as u64,
         ];
-        wire::encode_indexed(
-            Kind::SlidingWindowBloom,
-            &params,
-            self.indexing,
-            &crate::bits::words_to_le_bytes(&words),
-        )
+        let len = 8 * (self.ring.len() + archive.len());
+        let mut w = wire::writer_indexed(Kind::SlidingWindowBloom, &params, self.indexing, len);
+        w.words(&self.ring).words(&archive);
+        w.finish()
     }
 
     /// Decodes an `.amq` file written by [`to_bytes`](Self::to_bytes).

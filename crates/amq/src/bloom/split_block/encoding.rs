@@ -12,11 +12,10 @@ impl SplitBlockBloomFilter {
     /// blocks in order, each eight little-endian u64 lanes, lane 0 first (bit b of a lane is
     /// `(lane >> b) & 1`).
     pub fn to_bytes(&self) -> Vec<u8> {
-        wire::encode(
-            Kind::SplitBlockBloom,
-            &[self.m(), u64::from(SPLIT_BLOCK_K), self.seed, self.inserted],
-            &super::tables::to_le_bytes(&self.blocks),
-        )
+        let params = [self.m(), u64::from(SPLIT_BLOCK_K), self.seed, self.inserted];
+        let mut w = wire::Writer::new(Kind::SplitBlockBloom, &params, self.size_bytes() as usize);
+        super::tables::write_le(&self.blocks, w.buffer());
+        w.finish()
     }
 
     /// Decodes an `.amq` file written by [`to_bytes`](Self::to_bytes).

@@ -107,11 +107,10 @@ const fn block_bytes<B: Lanes>() -> usize {
     B::LANE_BITS as usize
 }
 
-/// The table as bytes: blocks in order, each lane little-endian.
-pub(crate) fn to_le_bytes<B: Lanes>(table: &[B]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(table.len() * block_bytes::<B>());
-    table.iter().for_each(|b| b.write_le(&mut out));
-    out
+/// Appends the table's bytes to `out`: blocks in order, each lane little-endian.
+pub(crate) fn write_le<B: Lanes>(table: &[B], out: &mut Vec<u8>) {
+    out.reserve(table.len() * block_bytes::<B>());
+    table.iter().for_each(|b| b.write_le(out));
 }
 
 /// The table [`to_le_bytes`] wrote: `bytes.len() / block bytes` blocks (the caller checks

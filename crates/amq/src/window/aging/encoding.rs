@@ -20,8 +20,6 @@ impl<C: Clock> AgingBloom<C> {
             Rotation::Count(c) => (0, c),
             Rotation::Time(d) => (1, d),
         };
-        let mut words = self.counts.clone();
-        words.extend_from_slice(&self.words);
         let params = [
             self.m,
             u64::from(self.k),
@@ -33,12 +31,10 @@ impl<C: Clock> AgingBloom<C> {
             self.epoch,
             self.inserted,
         ];
-        wire::encode_indexed(
-            Kind::AgingBloom,
-            &params,
-            self.indexing,
-            &crate::bits::words_to_le_bytes(&words),
-        )
+        let len = 8 * (self.counts.len() + self.words.len());
+        let mut w = wire::writer_indexed(Kind::AgingBloom, &params, self.indexing, len);
+        w.words(&self.counts).words(&self.words);
+        w.finish()
     }
 }
 
