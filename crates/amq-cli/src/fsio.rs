@@ -97,11 +97,15 @@ fn is_char_device_or_fifo(_: &fs::FileType) -> bool {
 }
 
 /// A structure's `.amq` bytes from `encode` (its `to_bytes`), after checking that the memory
-/// that takes can be had: `to_bytes` builds the payload and then the file, about twice the
-/// structure's `size` bytes, with allocations that would abort the process if they failed. A
-/// failed check is the error `cannot allocate N bytes for the .amq file` instead.
+/// that takes can be had: `to_bytes` writes the file into one buffer of about the structure's
+/// `size` bytes (the library's encoders copy the table once, into the file), with an
+/// allocation that would abort the process if it failed, and on Linux the buffer must also fit
+/// in the memory the system has available ([`crate::memory`]: else the kernel would kill the
+/// process once the buffer is written). A failed check is the error `cannot allocate N bytes
+/// for the .amq file` instead.
 pub fn encode(size: u64, encode: impl FnOnce() -> Vec<u8>) -> Result<Vec<u8>> {
-    let need = size.saturating_mul(2).saturating_add(1 << 16);
+    let need = size.saturating_add(1 << 16);
+    crate::memory::check(need, "the .amq file")?;
     let need = usize::try_from(need).unwrap_or(usize::MAX);
     let mut probe: Vec<u8> = Vec::new();
     probe

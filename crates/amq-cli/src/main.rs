@@ -13,6 +13,7 @@ use std::process::ExitCode;
 mod cmd;
 mod fsio;
 mod input;
+mod memory;
 mod output;
 
 /// Approximate membership queries: Bloom and blocked Bloom filters, sizing maths, and

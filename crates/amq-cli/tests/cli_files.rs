@@ -7,19 +7,12 @@
 mod common;
 
 use assert_cmd::Command;
-use common::{assert_one_error, finish, info, names_in};
+use common::{assert_one_error, bin, finish, info, names_in};
 use std::fs;
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
-
-fn bin() -> PathBuf {
-    match std::env::var_os("AMQ_TEST_BIN") {
-        Some(p) => PathBuf::from(p),
-        None => assert_cmd::cargo::cargo_bin("amq"),
-    }
-}
 
 fn amq() -> Command {
     Command::new(bin())

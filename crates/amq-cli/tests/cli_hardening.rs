@@ -6,31 +6,13 @@
 mod common;
 
 use assert_cmd::Command;
-use common::assert_one_error;
+use common::{amq_limited, assert_one_error, bin};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-fn bin() -> PathBuf {
-    match std::env::var_os("AMQ_TEST_BIN") {
-        Some(p) => PathBuf::from(p),
-        None => assert_cmd::cargo::cargo_bin("amq"),
-    }
-}
 
 fn amq() -> Command {
     let mut c = Command::new(bin());
     c.timeout(Duration::from_secs(60));
-    c
-}
-
-/// `amq` with its address space limited to `kib` KiB (`ulimit -v`), so that a command that
-/// holds much more than it should fails the way it would on a small machine.
-fn amq_limited(kib: u64) -> Command {
-    let mut c = Command::new("sh");
-    c.arg("-c")
-        .arg(format!("ulimit -v {kib} && exec \"$0\" \"$@\""))
-        .arg(bin())
-        .timeout(Duration::from_secs(60));
     c
 }
 

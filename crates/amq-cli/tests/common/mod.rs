@@ -15,6 +15,26 @@ pub fn amq() -> Command {
     Command::cargo_bin("amq").unwrap()
 }
 
+/// The binary under test: `AMQ_TEST_BIN` if set (to run a test file against another build,
+/// as the tests written against mutants were checked), else this package's `amq`.
+pub fn bin() -> PathBuf {
+    match std::env::var_os("AMQ_TEST_BIN") {
+        Some(p) => PathBuf::from(p),
+        None => assert_cmd::cargo::cargo_bin("amq"),
+    }
+}
+
+/// `amq` with its address space limited to `kib` KiB (`ulimit -v`), so that a command that
+/// holds much more than it should fails the way it would on a small machine.
+pub fn amq_limited(kib: u64) -> Command {
+    let mut c = Command::new("sh");
+    c.arg("-c")
+        .arg(format!("ulimit -v {kib} && exec \"$0\" \"$@\""))
+        .arg(bin())
+        .timeout(std::time::Duration::from_secs(60));
+    c
+}
+
 /// A temporary folder, removed when dropped.
 pub struct Dir(tempfile::TempDir);
 
