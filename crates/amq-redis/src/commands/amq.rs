@@ -366,18 +366,21 @@ pub fn dump(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `AMQ.RESTORE key bytes [REPLACE]`: a filter from `.amq` bytes of any kind, checked as
-/// every decoder checks them (a length it reads is never trusted).
+/// every decoder checks them (a length it reads is never trusted). `REPLACE` may also come
+/// before the bytes, as `redis-cli -x AMQ.RESTORE key REPLACE < f.amq` sends it (`-x` puts
+/// stdin last); no `.amq` file is the word `REPLACE`, so the two orders cannot be confused.
 ///
 /// # Errors
 /// The command's error replies: `ERR not found`, `WRONGTYPE`, the library's errors.
 pub fn restore(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-    let replace = match args.len() {
-        3 => false,
-        4 if is(&args[3], "REPLACE") => true,
+    let (bytes, replace) = match args.len() {
+        3 => (&args[2], false),
+        4 if is(&args[3], "REPLACE") => (&args[2], true),
+        4 if is(&args[2], "REPLACE") => (&args[3], true),
         4 => return Err(e(errors::SYNTAX)),
         _ => return Err(RedisError::WrongArity),
     };
-    let f = AnyFilter::from_bytes(args[2].as_slice()).map_err(|e| errors::lib(&e))?;
+    let f = AnyFilter::from_bytes(bytes.as_slice()).map_err(|e| errors::lib(&e))?;
     ops::check_size(ctx, f.size_bytes())?;
     let slot = Slot::open(ctx, &args[1]);
     if slot.exists() && !replace {
