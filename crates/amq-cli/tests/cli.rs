@@ -265,7 +265,7 @@ fn build_counts_distinct_items_and_reports() {
             .arg(&out)
             .arg(&input),
     );
-    assert_eq!(v["items"], 3);
+    assert_eq!(v["items_inserted"], 3);
     assert!(v["expected_fpr"].as_f64().unwrap() <= 0.01);
     // text summary goes to stderr
     amq()

@@ -151,7 +151,7 @@ fn build_summary_json() {
             .arg("-")
             .write_stdin("a\nb\na\n"),
     );
-    assert_eq!(v["items"], 2); // distinct items
+    assert_eq!(v["items_inserted"], 2); // distinct items
     assert_eq!(v["fingerprint_bits"], 8);
     assert_eq!(v["buckets"], 1);
     assert!((v["load_factor"].as_f64().unwrap() - 0.5).abs() < 1e-12);

@@ -401,5 +401,6 @@ fn build_with_exactly_the_planned_items_does_not_warn() {
     assert_success(&out, "build");
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
     let summary = common::json(&out.stdout);
-    assert_eq!(summary["items"], 3);
+    assert_eq!(summary["items_inserted"], 3);
+    assert_eq!(summary["items_planned"], 3);
 }

@@ -124,7 +124,10 @@ pub fn run(a: Args) -> Result<ExitCode> {
     // With n known up front the items stream straight into the filter; otherwise their hashes
     // are collected, deduplicated and counted first.
     let streaming = a.items.is_some() || (a.bits.is_some() && a.hashes.is_some());
-    let (filter, n) = if streaming {
+    // n planned: --items, else the items counted (distinct ones, unless --bits and --hashes
+    // streamed every line in); and the n the summary's figures are taken at: the planned one,
+    // or the distinct items estimated to have gone in when they are more
+    let (filter, planned, at) = if streaming {
         let mut f = AnyFilter::new(&spec(&a, kind, a.items.unwrap_or(1))?, a.seed)?;
         let (m, k) = (f.info().m_bits, f.info().k);
         // items that set a bit: the distinct items, less the few that were false positives
@@ -147,10 +150,10 @@ pub fn run(a: Args) -> Result<ExitCode> {
                     crate::output::rate(from_fill(&f).1),
                     crate::output::rate(expected_fpr(kind, planned, m, k)?)
                 );
-                (f, n)
+                (f, planned, n)
             }
-            Some(planned) => (f, planned),
-            None => (f, count),
+            Some(planned) => (f, planned, planned),
+            None => (f, count, count),
         }
     } else {
         let hashes = distinct_hashes(&a, &bar)?;
@@ -159,38 +162,56 @@ pub fn run(a: Args) -> Result<ExitCode> {
         for h in hashes {
             insert_hash(&mut f, h);
         }
-        (f, n)
+        (f, n, n)
     };
     bar.finish_and_clear();
     output.write(&crate::fsio::encode(filter.size_bytes(), || {
         filter.to_bytes()
     })?)?;
     let info = filter.info();
-    let expected = expected_fpr(kind, n.max(1), info.m_bits, info.k)?;
+    // the n the filter is sized for: an empty input is sized for 1 item
+    let (planned, at) = (planned.max(1), at.max(1));
+    let expected = expected_fpr(kind, at, info.m_bits, info.k)?;
+    let bits_per_key = info.m_bits as f64 / at as f64;
     let summary = serde_json::json!({
         "output": a.output.display().to_string(),
         "kind": info.kind().name(),
-        "items": n,
+        "items_inserted": info.inserted,
+        "items_planned": planned,
         "m_bits": info.m_bits,
         "k": info.k,
         "seed": info.seed,
         "bytes": info.bytes,
-        "bits_per_key": info.m_bits as f64 / n.max(1) as f64,
+        "expected_at_items": at,
+        "bits_per_key": bits_per_key,
         "expected_fpr": expected,
     });
     crate::output::summary(a.json, &summary, || {
         format!(
-            "built {}: {} items, m = {} bits, k = {}, {} bytes ({:.2} bits per key), expected fpr {}",
+            "built {}: {}: m = {} bits, k = {}, {} bytes; {}",
             info.kind().name(),
-            n,
+            inserted_and_planned(info.inserted, planned),
             info.m_bits,
             info.k,
             info.bytes,
-            info.m_bits as f64 / n.max(1) as f64,
-            crate::output::rate(expected)
+            at_items(at, bits_per_key, expected)
         )
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The summary's `N items inserted, sized for P items`.
+fn inserted_and_planned(inserted: u64, planned: u64) -> String {
+    format!("{inserted} items inserted, sized for {planned} items")
+}
+
+/// The summary's `at N items: B bits per key, expected fpr X`: what the filter gives when it
+/// holds N items (the n it is sized for, or the items that went in when they are more).
+fn at_items(n: u64, bits_per_key: f64, fpr: f64) -> String {
+    format!(
+        "at {n} items: {bits_per_key:.2} bits per key, expected fpr {}",
+        crate::output::rate(fpr)
+    )
 }
 
 /// The model's ε of a Bloom kind of m bits and k after n items.
@@ -220,15 +241,15 @@ fn run_cuckoo(a: Args) -> Result<ExitCode> {
     };
     let output = crate::fsio::Output::open(&a.output)?;
     let bar = crate::output::progress(None, "reading items");
-    let (filter, n) = if let Some(n) = a.items {
+    let (filter, planned) = if let Some(n) = a.items {
         let mut f = CuckooFilter::with_fpr(n, fpr, a.seed)?;
-        let count = for_each_hash(&a, &bar, |h, before| {
+        for_each_hash(&a, &bar, |h, before| {
             f.insert_hash(h).with_context(|| {
                 format!("after {before} items (sized for {n}; give a larger --items)")
             })?;
             Ok(())
         })?;
-        (f, count)
+        (f, n)
     } else {
         let hashes = distinct_hashes(&a, &bar)?;
         let n = hashes.len() as u64;
@@ -242,31 +263,48 @@ fn run_cuckoo(a: Args) -> Result<ExitCode> {
     output.write(&crate::fsio::encode(filter.size_bytes(), || {
         filter.to_bytes()
     })?)?;
-    let bits_per_key = filter.m() as f64 / n.max(1) as f64;
+    let info = filter.info();
+    // the n the filter is sized for: an empty input is sized for 1 item
+    let planned = planned.max(1);
+    // the fpr at the planned load, as `amq plan` gives it
+    let mut expected =
+        plan(&Spec::sized(Kind::Cuckoo, planned, Target::Fpr(fpr), None)?)?.fpr_exact;
+    if info.inserted > planned {
+        eprintln!(
+            "warning: {} items went in, more than the {planned} planned (--items): the filter's fpr is now {} (planned {})",
+            info.inserted,
+            crate::output::rate(filter.estimated_fpr()),
+            crate::output::rate(expected)
+        );
+        expected = filter.estimated_fpr();
+    }
+    let at = planned.max(info.inserted);
+    let bits_per_key = filter.m() as f64 / at as f64;
     let summary = serde_json::json!({
         "output": a.output.display().to_string(),
         "kind": "cuckoo",
-        "items": n,
+        "items_inserted": info.inserted,
+        "items_planned": planned,
         "m_bits": filter.m(),
         "k": 2,
         "seed": filter.seed(),
         "bytes": filter.size_bytes(),
+        "expected_at_items": at,
         "bits_per_key": bits_per_key,
-        "expected_fpr": filter.estimated_fpr(),
+        "expected_fpr": expected,
         "fingerprint_bits": filter.fingerprint_bits(),
         "buckets": filter.buckets(),
         "load_factor": filter.load_factor(),
     });
     crate::output::summary(a.json, &summary, || {
         format!(
-            "built cuckoo: {} items, {}-bit fingerprints in {} buckets of 4 (load factor {:.4}), {} bytes ({:.2} bits per key), expected fpr {}",
-            n,
+            "built cuckoo: {} (load factor {:.4}): {}-bit fingerprints in {} buckets of 4, {} bytes; {}",
+            inserted_and_planned(info.inserted, planned),
+            filter.load_factor(),
             filter.fingerprint_bits(),
             filter.buckets(),
-            filter.load_factor(),
             filter.size_bytes(),
-            bits_per_key,
-            crate::output::rate(filter.estimated_fpr())
+            at_items(at, bits_per_key, expected)
         )
     })?;
     Ok(ExitCode::SUCCESS)

@@ -1,0 +1,66 @@
+//! What a new user meets first: the words of `amq build`'s summary, `amq plan` when a kind
+//! cannot be planned, numeric options given a negative number, inputs that start with a
+//! byte-order mark, the block file of `amq cashu block`, and the errors for a size or a hex
+//! line.
+
+mod common;
+
+use common::*;
+
+/// `amq build`'s summary says what went in and what the filter is sized for, for every kind:
+/// `items_inserted` (as `amq info --json`) and `items_planned`, never one `items` that meant
+/// either.
+#[test]
+fn build_summary_says_items_inserted_and_planned() {
+    let dir = Dir::new();
+    for kind in ["bloom", "blocked-bloom", "split-block-bloom", "cuckoo"] {
+        let f = dir.path(&format!("{kind}.amq"));
+        let build = |extra: &[&str], json: bool| {
+            let mut cmd = amq();
+            cmd.args(["build", "--kind", kind, "--fpr", "0.01", "-o"])
+                .arg(&f)
+                .args(extra)
+                .arg("-")
+                .write_stdin(words("w", 10));
+            if json {
+                cmd.arg("--json");
+            }
+            cmd.output().unwrap()
+        };
+        let out = build(&["--items", "100"], true);
+        assert!(out.status.success(), "{kind}: {out:?}");
+        let v = json(&out.stdout);
+        assert_eq!(v["items_inserted"], 10, "{kind}: {v}");
+        assert_eq!(v["items_planned"], 100, "{kind}: {v}");
+        assert!(v.get("items").is_none(), "{kind}: {v}");
+        assert_eq!(v["items_inserted"], info(&f)["items_inserted"], "{kind}");
+        // bits per key and the expected fpr are those at the planned n
+        assert_eq!(v["expected_at_items"], 100, "{kind}: {v}");
+        let bits_per_key = v["bits_per_key"].as_f64().unwrap();
+        assert_eq!(
+            bits_per_key,
+            v["m_bits"].as_f64().unwrap() / 100.0,
+            "{kind}"
+        );
+        assert!(v["expected_fpr"].as_f64().unwrap() <= 0.01, "{kind}: {v}");
+        let text = String::from_utf8(build(&["--items", "100"], false).stderr).unwrap();
+        assert!(
+            text.starts_with(&format!(
+                "built {kind}: 10 items inserted, sized for 100 items"
+            )),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!(
+                "at 100 items: {bits_per_key:.2} bits per key, expected fpr"
+            )),
+            "{text}"
+        );
+        // without --items the filter is sized for the items counted
+        let v = json(&build(&[], true).stdout);
+        assert_eq!(
+            (v["items_inserted"].clone(), v["items_planned"].clone()),
+            (10.into(), 10.into())
+        );
+    }
+}
