@@ -64,3 +64,62 @@ fn build_summary_says_items_inserted_and_planned() {
         );
     }
 }
+
+/// The kinds `amq plan` lists (its JSON lines) and what it said on stderr.
+fn plan_kinds(args: &[&str]) -> (Vec<String>, String) {
+    let out = amq().arg("plan").args(args).arg("--json").output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    let kinds = json_lines(&out.stdout)
+        .iter()
+        .map(|v| v["kind"].as_str().unwrap().to_owned())
+        .collect();
+    (kinds, err)
+}
+
+/// `amq plan` without --kind leaves out a kind that cannot be planned, with a line saying
+/// which and why (as for --memory), for --fpr and --bits too; it fails only if no kind can.
+/// With --kind the error names the kind.
+#[test]
+fn plan_leaves_out_the_kinds_it_cannot_plan() {
+    // only the classic Bloom filter reaches ε = 1e-300 in 2^63 bits
+    let (kinds, err) = plan_kinds(&["--items", "1000", "--fpr", "1e-300"]);
+    assert_eq!(kinds, ["bloom"]);
+    let left_out: Vec<&str> = err
+        .lines()
+        .map(|l| l.split(": not planned: invalid ").next().unwrap())
+        .collect();
+    assert_eq!(
+        left_out,
+        ["blocked-bloom", "cuckoo", "split-block-bloom"],
+        "{err}"
+    );
+    let text = amq()
+        .args(["plan", "--items", "1000", "--fpr", "1e-300"])
+        .output()
+        .unwrap();
+    assert!(text.status.success());
+    assert_eq!(String::from_utf8_lossy(&text.stderr), err);
+    // only cuckoo takes a bit budget past 2^63 (its largest table)
+    let (kinds, err) = plan_kinds(&["--items", "1000", "--bits", "18446744073709551615"]);
+    assert_eq!(kinds, ["cuckoo"]);
+    assert!(err.starts_with("bloom: not planned: invalid m: "), "{err}");
+    // no kind fits 1 byte: one error line
+    let out = amq()
+        .args(["plan", "--items", "1000", "--memory", "1"])
+        .output()
+        .unwrap();
+    let e = assert_one_error(&out, "cannot plan any kind: bloom: invalid m: ");
+    assert!(e.contains("; cuckoo: invalid m: "), "{e}");
+    assert!(out.stdout.is_empty());
+    for (kind, why) in [
+        ("cuckoo", "invalid fpr: 1e-300 needs"),
+        ("blocked-bloom", "invalid n: 1000 items at ε = 1e-300"),
+    ] {
+        let out = amq()
+            .args(["plan", "--items", "1000", "--fpr", "1e-300", "--kind", kind])
+            .output()
+            .unwrap();
+        assert_one_error(&out, &format!("error: cannot plan {kind}: {why}"));
+    }
+}

@@ -2,15 +2,17 @@
 
 use super::{parse_bytes, parse_fpr, FilterKind};
 use amq::math::{plan, Plan, PlanDetails, Spec, Target};
-use anyhow::Result;
+use anyhow::{bail, Result};
 use std::io::Write;
 use std::process::ExitCode;
 
 /// Size a filter: m, k, bytes, bits per key and the expected false-positive rate.
 ///
 /// Without --kind, every kind is planned: bloom, blocked-bloom, cuckoo (unless --hashes is
-/// given, or ε needs fingerprints wider than 16 bits) and split-block-bloom (unless --hashes
-/// asks for a k other than its 8).
+/// given) and split-block-bloom (unless --hashes asks for a k other than its 8). A kind that
+/// cannot meet the target (cuckoo where ε needs fingerprints wider than 16 bits, any kind
+/// where n at ε would need more than 2^63 bits) is left out with a line `KIND: not planned:
+/// WHY` on stderr; if none can, the command fails.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   amq plan --items 1000000 --fpr 0.01
@@ -56,23 +58,30 @@ pub fn run(a: Args) -> Result<ExitCode> {
     };
     // plan every kind first, so that nothing is printed before an error
     let mut plans = Vec::new();
+    // the kinds left out, each with why: said on stderr when another kind is planned
+    let mut skipped = Vec::new();
     for kind in kinds {
+        let name = kind.kind().name();
         let planned = Spec::sized(kind.kind(), a.items, target, a.hashes).and_then(|s| plan(&s));
         match planned {
             Ok(p) => plans.push(p),
-            // listed with the others only where it can meet the target
-            Err(e) if a.kind.is_none() && kind == FilterKind::Cuckoo => {
-                if a.hashes.is_none() {
-                    eprintln!("cuckoo: not planned: {e}");
-                }
+            Err(e) if a.kind.is_some() => {
+                return Err(anyhow::Error::from(e).context(format!("cannot plan {name}")))
             }
-            // its k is fixed: another --hashes leaves it out of the list, not the others
+            // they do not take --hashes (split-block-bloom's k is 8): left out unsaid
             Err(_)
-                if a.kind.is_none()
-                    && kind == FilterKind::SplitBlockBloom
-                    && a.hashes.is_some_and(|k| k != 8) => {}
-            Err(e) => return Err(e.into()),
+                if a.hashes.is_some()
+                    && (kind == FilterKind::Cuckoo
+                        || (kind == FilterKind::SplitBlockBloom && a.hashes != Some(8))) => {}
+            Err(e) => skipped.push((name, e)),
         }
+    }
+    if plans.is_empty() {
+        let why: Vec<String> = skipped.iter().map(|(k, e)| format!("{k}: {e}")).collect();
+        bail!("cannot plan any kind: {}", why.join("; "));
+    }
+    for (name, e) in skipped {
+        eprintln!("{name}: not planned: {e}");
     }
     let mut out = crate::output::stdout();
     if !a.json {
