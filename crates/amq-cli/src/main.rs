@@ -140,8 +140,56 @@ fn command_path() -> String {
     path.join(" ")
 }
 
+/// The type ids of the numbers an option may take.
+fn numeric_types() -> [std::any::TypeId; 15] {
+    use std::any::TypeId;
+    use std::num::{NonZeroU32, NonZeroU64, NonZeroUsize};
+    [
+        TypeId::of::<u8>(),
+        TypeId::of::<u16>(),
+        TypeId::of::<u32>(),
+        TypeId::of::<u64>(),
+        TypeId::of::<u128>(),
+        TypeId::of::<usize>(),
+        TypeId::of::<i8>(),
+        TypeId::of::<i16>(),
+        TypeId::of::<i32>(),
+        TypeId::of::<i64>(),
+        TypeId::of::<f32>(),
+        TypeId::of::<f64>(),
+        TypeId::of::<NonZeroU32>(),
+        TypeId::of::<NonZeroU64>(),
+        TypeId::of::<NonZeroUsize>(),
+    ]
+}
+
+/// `cmd` and its subcommands with every numeric option taking a leading `-` as its value, so
+/// that `--tweak -1` is refused by the option's parser ("invalid value '-1' for '--tweak
+/// <T>'"), as `--tweak=-1` is, and not taken for an unknown flag (no flag is a digit).
+fn negative_numbers_are_values(cmd: clap::Command) -> clap::Command {
+    let numeric = numeric_types();
+    cmd.mut_args(|arg| {
+        let number = numeric
+            .iter()
+            .any(|t| arg.get_value_parser().type_id() == *t);
+        if number && !arg.is_positional() {
+            arg.allow_negative_numbers(true)
+        } else {
+            arg
+        }
+    })
+    .mut_subcommands(negative_numbers_are_values)
+}
+
+/// Parses the command line as [`Cli`], numeric options taking negative numbers as values.
+fn parse() -> Result<Cli, clap::Error> {
+    use clap::FromArgMatches;
+    let matches = negative_numbers_are_values(Cli::command()).try_get_matches()?;
+    Cli::from_arg_matches(&matches)
+}
+
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match parse() {
         Ok(cli) => cli,
         Err(e) => {
             use clap::error::ErrorKind;

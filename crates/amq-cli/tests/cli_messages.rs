@@ -123,3 +123,49 @@ fn plan_leaves_out_the_kinds_it_cannot_plan() {
         assert_one_error(&out, &format!("error: cannot plan {kind}: {why}"));
     }
 }
+
+/// A numeric option given a negative number is refused by its parser, as `--opt=-1` is, not
+/// taken for an unknown flag (clap's tip then said to write `-- -1`, which fails too).
+#[test]
+fn a_negative_number_is_a_value_of_a_numeric_option() {
+    let dir = Dir::new();
+    dir.write("items.hex", "00\n");
+    let cases: [(&[&str], &str, &str); 5] = [
+        (
+            &[
+                "btc",
+                "bip37",
+                "build",
+                "--elements",
+                "3",
+                "--fpr",
+                "0.01",
+                "items.hex",
+            ],
+            "--tweak",
+            "<T>",
+        ),
+        (&["window", "contains", "w.amq", "x"], "--at", "<AT>"),
+        (
+            &["build", "--fpr", "0.01", "-o", "b.amq"],
+            "--seed",
+            "<SEED>",
+        ),
+        (&["plan", "--fpr", "0.01"], "--items", "<ITEMS>"),
+        (&["plan", "--items", "5"], "--fpr", "<FPR>"),
+    ];
+    for (args, opt, name) in cases {
+        let run = |value: &[String]| {
+            amq()
+                .current_dir(dir.root())
+                .args(args)
+                .args(value)
+                .output()
+                .unwrap()
+        };
+        let split = run(&[opt.to_string(), "-1".to_string()]);
+        let joined = run(&[format!("{opt}=-1")]);
+        let e = assert_one_error(&split, &format!("invalid value '-1' for '{opt} {name}': "));
+        assert_eq!(e, String::from_utf8_lossy(&joined.stderr));
+    }
+}
