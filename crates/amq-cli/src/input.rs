@@ -2,7 +2,9 @@
 //!
 //! The line's bytes without its ending (`\n` or `\r\n`, and on a last line without `\n` a
 //! final `\r`) are the item, so an empty line is the empty item and items may be any bytes.
-//! With `--hex`, each line is hex (an optional `0x`; an empty line is zero bytes).
+//! With `--hex`, each line is hex (an optional `0x`; an empty line is zero bytes). A UTF-8
+//! byte-order mark (EF BB BF) at the start of an input is dropped, not made part of its first
+//! item (or hex): editors on Windows write one.
 
 use anyhow::{anyhow, bail, Context, Result};
 use std::fs::File;
@@ -74,6 +76,15 @@ pub fn paths_or_stdin(paths: &[PathBuf]) -> Vec<PathBuf> {
     } else {
         paths.to_vec()
     }
+}
+
+/// The UTF-8 byte-order mark some editors write at the start of a text file.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// `text` without a leading UTF-8 byte-order mark: for text inputs (items, JSON), never for
+/// binary ones.
+pub fn without_bom(text: &[u8]) -> &[u8] {
+    text.strip_prefix(BOM).unwrap_or(text)
 }
 
 /// Decodes hex text with an optional `0x`/`0X` prefix; surrounding whitespace is ignored.
@@ -151,6 +162,9 @@ fn items_of<R: Read>(
             return Ok(());
         }
         lineno += 1;
+        if lineno == 1 && line.starts_with(BOM) {
+            line.drain(..BOM.len());
+        }
         // the ending is `\n` or `\r\n`; a last line without `\n` loses a final `\r` too
         if line.last() == Some(&b'\n') {
             line.pop();
@@ -282,6 +296,17 @@ mod tests {
         assert_eq!(items(b"a\r\r\n\n\r"), v(&["a\r", "", ""]));
         assert_eq!(items(b"x\ry\n"), v(&["x\ry"]));
         assert!(items(b"").is_empty());
+    }
+
+    #[test]
+    fn a_leading_byte_order_mark_is_dropped() {
+        assert_eq!(
+            items(b"\xEF\xBB\xBFa\r\nb\n"),
+            [b"a".to_vec(), b"b".to_vec()]
+        );
+        assert_eq!(items(b"\xEF\xBB\xBF"), [Vec::<u8>::new()]);
+        // only at the start of the input
+        assert_eq!(items(b"a\n\xEF\xBB\xBFb\n")[1], b"\xEF\xBB\xBFb");
     }
 
     #[test]

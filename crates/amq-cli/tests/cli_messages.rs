@@ -169,3 +169,85 @@ fn a_negative_number_is_a_value_of_a_numeric_option() {
         assert_eq!(e, String::from_utf8_lossy(&joined.stderr));
     }
 }
+
+/// A UTF-8 byte-order mark at the start of a text input is dropped, not made part of the first
+/// item (or of its hex), in a file or on stdin; a JSON input with one is read as without.
+#[test]
+fn a_leading_byte_order_mark_is_dropped() {
+    const BOM: &str = "\u{feff}";
+    let dir = Dir::new();
+    let file = dir.write("bom.txt", format!("{BOM}apple\r\npear\n"));
+    let hex = dir.write("bom.hex", format!("{BOM}0xabcd\nef\n"));
+    let contains = |f: &std::path::Path, args: &[&str]| {
+        let out = amq()
+            .arg("contains")
+            .arg(f)
+            .args(args)
+            .args(["--json"])
+            .output()
+            .unwrap();
+        json_lines(&out.stdout)
+            .iter()
+            .map(|v| v["maybe"].as_bool().unwrap())
+            .collect::<Vec<bool>>()
+    };
+    for (name, input, stdin, hex_flag, items) in [
+        ("file", Some(&file), None, false, ["apple", "pear"]),
+        (
+            "stdin",
+            None,
+            Some(format!("{BOM}apple\npear\n")),
+            false,
+            ["apple", "pear"],
+        ),
+        ("hex", Some(&hex), None, true, ["abcd", "ef"]),
+    ] {
+        let f = dir.path(&format!("{name}.amq"));
+        let mut cmd = amq();
+        cmd.args(["build", "--fpr", "0.000001", "-o"]).arg(&f);
+        if hex_flag {
+            cmd.arg("--hex");
+        }
+        match (input, stdin) {
+            (Some(path), _) => cmd.arg(path),
+            (None, text) => cmd.arg("-").write_stdin(text.unwrap()),
+        };
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{name}: {out:?}");
+        let mut args = items.to_vec();
+        if hex_flag {
+            args.insert(0, "--hex");
+        }
+        assert_eq!(contains(&f, &args), [true, true], "{name}");
+        // the first item is not the BOM and the item
+        let with_bom = if hex_flag {
+            "efbbbfabcd".to_string()
+        } else {
+            format!("{BOM}apple")
+        };
+        let mut args = vec![with_bom.as_str()];
+        if hex_flag {
+            args.insert(0, "--hex");
+        }
+        assert_eq!(contains(&f, &args), [false], "{name}");
+    }
+    // JSON: amq eth bloom of a log
+    let log = serde_json::json!({"address": format!("0x{}", "11".repeat(20)), "topics": []});
+    let plain = amq()
+        .args(["eth", "bloom"])
+        .write_stdin(log.to_string())
+        .output()
+        .unwrap();
+    assert!(plain.status.success(), "{plain:?}");
+    let with_bom = amq()
+        .args(["eth", "bloom"])
+        .write_stdin(format!("{BOM}{log}"))
+        .output()
+        .unwrap();
+    assert!(
+        with_bom.status.success(),
+        "{}",
+        String::from_utf8_lossy(&with_bom.stderr)
+    );
+    assert_eq!(with_bom.stdout, plain.stdout);
+}

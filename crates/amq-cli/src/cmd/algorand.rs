@@ -135,6 +135,8 @@ pub struct ReplayArgs {
     shape: Shape,
     /// Files of unit names, one per line (an empty line is the empty name); `-` or nothing
     /// for stdin.
+    ///
+    /// A leading UTF-8 byte-order mark is dropped; CRLF line ends are read as LF.
     files: Vec<PathBuf>,
 }
 
@@ -227,9 +229,9 @@ fn read_box(path: &Path, format: BoxFormat) -> Result<Vec<u8>> {
     };
     match format {
         BoxFormat::Raw => Ok(raw),
-        BoxFormat::Base64 => decode_text(&raw),
+        BoxFormat::Base64 => decode_text(crate::input::without_bom(&raw)),
         BoxFormat::Auto => {
-            let trimmed = raw.trim_ascii();
+            let trimmed = crate::input::without_bom(&raw).trim_ascii();
             if trimmed.first() == Some(&b'{') {
                 let v: serde_json::Value =
                     serde_json::from_slice(trimmed).context("the box file is not valid JSON")?;

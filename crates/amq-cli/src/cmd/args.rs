@@ -49,6 +49,8 @@ pub struct ClockedInsertArgs {
     #[arg(long)]
     pub hex: bool,
     /// Input files (default: stdin; `-` is stdin).
+    ///
+    /// A leading UTF-8 byte-order mark is dropped; CRLF line ends are read as LF.
     pub files: Vec<std::path::PathBuf>,
 }
 

@@ -49,6 +49,8 @@ pub struct Args {
     #[arg(long, short = 'o')]
     output: PathBuf,
     /// Input files (default: stdin; `-` is stdin).
+    ///
+    /// A leading UTF-8 byte-order mark is dropped; CRLF line ends are read as LF.
     files: Vec<PathBuf>,
 }
 

@@ -114,6 +114,8 @@ pub struct BuildArgs {
     #[arg(long, value_name = "T")]
     timestamp: Option<u64>,
     /// Files of hex items, one per line; `-` or nothing for stdin.
+    ///
+    /// A leading UTF-8 byte-order mark is dropped; CRLF line ends are read as LF.
     files: Vec<PathBuf>,
 }
 
@@ -133,6 +135,8 @@ pub struct MatchArgs {
     #[command(flatten)]
     hash: HashArgs,
     /// Files of hex items, one per line; `-` or nothing for stdin.
+    ///
+    /// A leading UTF-8 byte-order mark is dropped; CRLF line ends are read as LF.
     files: Vec<PathBuf>,
 }
 
@@ -213,7 +217,7 @@ fn write_response(out: &mut impl Write, filter: &CashuFilter, timestamp: u64) ->
 fn matches(a: MatchArgs) -> Result<ExitCode> {
     let hash = a.hash.hash()?;
     let text = input::read_all(&a.filter)?;
-    let response: GetFilterResponse = serde_json::from_slice(&text)
+    let response: GetFilterResponse = serde_json::from_slice(input::without_bom(&text))
         .with_context(|| format!("{}: not a valid GetFilterResponse", a.filter.display()))?;
     drop(text);
     let filter = response.into_filter(hash)?;

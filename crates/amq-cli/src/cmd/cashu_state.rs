@@ -90,6 +90,8 @@ struct BlockBuildArgs {
     #[command(flatten)]
     out: BlockOutput,
     /// Files of elements (64 hex digits each), one per line; `-` or nothing for stdin.
+    ///
+    /// A leading UTF-8 byte-order mark is dropped; CRLF line ends are read as LF.
     files: Vec<PathBuf>,
 }
 
@@ -123,6 +125,8 @@ struct BlockMatchArgs {
     #[arg(long, value_name = "HEX|FILE")]
     block: String,
     /// Files of elements (64 hex digits each), one per line; `-` or nothing for stdin.
+    ///
+    /// A leading UTF-8 byte-order mark is dropped; CRLF line ends are read as LF.
     files: Vec<PathBuf>,
 }
 
@@ -174,6 +178,8 @@ struct EpochBuildArgs {
     #[arg(long)]
     json: bool,
     /// Files of elements (64 hex digits each), one per line; `-` or nothing for stdin.
+    ///
+    /// A leading UTF-8 byte-order mark is dropped; CRLF line ends are read as LF.
     files: Vec<PathBuf>,
 }
 
@@ -194,6 +200,8 @@ struct EpochMatchArgs {
     #[arg(long, value_name = "HEX|FILE")]
     filter: String,
     /// Files of elements (64 hex digits each), one per line; `-` or nothing for stdin.
+    ///
+    /// A leading UTF-8 byte-order mark is dropped; CRLF line ends are read as LF.
     files: Vec<PathBuf>,
 }
 

@@ -60,6 +60,8 @@ Examples:
 )]
 pub struct BloomArgs {
     /// JSON file, or `-` for stdin.
+    ///
+    /// A leading UTF-8 byte-order mark is dropped.
     #[arg(default_value = "-")]
     input: PathBuf,
     /// Print {"logsBloom": ..., "objects": ..., "logs": ..., "bits_set": ...}.
@@ -74,7 +76,7 @@ fn read_entries(path: &Path) -> Result<Entries> {
 
 /// The entries of one JSON text; text that is not JSON at all says so, beside serde's place.
 fn entries_of(text: &[u8]) -> Result<Entries> {
-    serde_json::from_slice(text).map_err(|e| {
+    serde_json::from_slice(crate::input::without_bom(text)).map_err(|e| {
         if e.is_syntax() || e.is_eof() {
             anyhow::anyhow!(
                 "not JSON (a log, receipt or block, an array of them, or a JSON-RPC response): {e}"
@@ -175,6 +177,8 @@ Examples:
 )]
 pub struct VerifyArgs {
     /// JSON file, or `-` for stdin.
+    ///
+    /// A leading UTF-8 byte-order mark is dropped.
     #[arg(default_value = "-")]
     input: PathBuf,
     /// One JSON object per checked receipt or block, then a summary object.
@@ -254,6 +258,8 @@ pub struct ScanArgs {
     #[arg(long = "topic")]
     topics: Vec<String>,
     /// JSON-lines file, or `-` for stdin.
+    ///
+    /// A leading UTF-8 byte-order mark is dropped.
     #[arg(default_value = "-")]
     input: PathBuf,
     /// One JSON object per candidate, then a summary object.

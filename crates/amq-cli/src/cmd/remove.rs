@@ -25,6 +25,8 @@ pub struct Args {
     #[arg(required_unless_present = "file")]
     items: Vec<String>,
     /// Also remove the items of these files, one per line (`-` is stdin).
+    ///
+    /// A leading UTF-8 byte-order mark is dropped; CRLF line ends are read as LF.
     #[arg(long)]
     file: Vec<PathBuf>,
     /// Items are hex (an optional 0x).

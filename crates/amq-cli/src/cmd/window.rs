@@ -80,6 +80,8 @@ struct InsertArgs {
     #[arg(long)]
     json: bool,
     /// Input files (default: stdin; `-` is stdin).
+    ///
+    /// A leading UTF-8 byte-order mark is dropped; CRLF line ends are read as LF.
     files: Vec<PathBuf>,
 }
 

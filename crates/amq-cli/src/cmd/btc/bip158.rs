@@ -74,6 +74,8 @@ pub struct GcsArgs {
     #[command(flatten)]
     params: ParamArgs,
     /// Files of hex elements, one per line; `-` or nothing for stdin.
+    ///
+    /// A leading UTF-8 byte-order mark is dropped; CRLF line ends are read as LF.
     files: Vec<PathBuf>,
 }
 
@@ -103,6 +105,8 @@ pub struct MatchArgs {
     #[command(flatten)]
     params: ParamArgs,
     /// Files of hex elements, one per line; `-` or nothing for stdin.
+    ///
+    /// A leading UTF-8 byte-order mark is dropped; CRLF line ends are read as LF.
     files: Vec<PathBuf>,
 }
 
@@ -160,7 +164,7 @@ fn read_filter(path: &Path, element_files: &[PathBuf]) -> Result<Vec<u8>> {
         bail!("--filter-file - and the elements cannot both be read from stdin");
     }
     let raw = input::read_all(path)?;
-    let trimmed = raw.trim_ascii();
+    let trimmed = input::without_bom(&raw).trim_ascii();
     // a raw filter of 123 elements starts with '{' too, but its Golomb codes are not UTF-8
     if trimmed.first() == Some(&b'{') && std::str::from_utf8(trimmed).is_ok() {
         let json: GetBlockFilter = serde_json::from_slice(trimmed).with_context(|| {

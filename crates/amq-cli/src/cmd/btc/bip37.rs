@@ -37,6 +37,8 @@ pub struct BuildArgs {
     #[arg(long, value_name = "F", default_value_t = 0)]
     flags: u8,
     /// Files of hex items, one per line; `-` or nothing for stdin.
+    ///
+    /// A leading UTF-8 byte-order mark is dropped; CRLF line ends are read as LF.
     files: Vec<PathBuf>,
     /// Print one JSON object: filterload hex, bytes, hash_funcs, tweak, flags, elements
     /// inserted, and the expected false-positive rate for the elements inserted
