@@ -251,3 +251,57 @@ fn a_leading_byte_order_mark_is_dropped() {
     );
     assert_eq!(with_bom.stdout, plain.stdout);
 }
+
+/// `amq cashu block info` and `block fold` take the block as `--block FILE`, as `block match`
+/// does, or as their argument (not both).
+#[test]
+fn every_cashu_block_command_takes_block_as_an_option() {
+    let dir = Dir::new();
+    let block = dir.path("0.bin");
+    let built = amq()
+        .args(["cashu", "block", "build", "--b", "6", "--raw", "-"])
+        .write_stdin(lines((1..=2).map(|i| format!("{i:064x}"))))
+        .output()
+        .unwrap();
+    assert!(built.status.success(), "{built:?}");
+    std::fs::write(&block, &built.stdout).unwrap();
+    for command in [&["info", "--json"][..], &["fold", "--to", "5"][..]] {
+        let run = |how: &[&str]| {
+            amq()
+                .args(["cashu", "block"])
+                .args(command)
+                .args(how)
+                .arg(&block)
+                .output()
+                .unwrap()
+        };
+        let positional = run(&[]);
+        assert!(positional.status.success(), "{positional:?}");
+        let option = run(&["--block"]);
+        assert!(option.status.success(), "{command:?}: {option:?}");
+        assert_eq!(option.stdout, positional.stdout);
+        let both = amq()
+            .args(["cashu", "block"])
+            .args(command)
+            .arg(&block)
+            .arg("--block")
+            .arg(&block)
+            .output()
+            .unwrap();
+        assert_one_error(&both, "cannot be used with");
+        let neither = amq()
+            .args(["cashu", "block"])
+            .args(command)
+            .output()
+            .unwrap();
+        assert_one_error(&neither, "<BLOCK|--block <HEX|FILE>>");
+    }
+    let matched = amq()
+        .args(["cashu", "block", "match", "--block"])
+        .arg(&block)
+        .arg("-")
+        .write_stdin(lines([format!("{:064x}", 1)]))
+        .output()
+        .unwrap();
+    assert!(matched.status.success(), "{matched:?}");
+}

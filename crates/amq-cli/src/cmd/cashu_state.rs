@@ -5,7 +5,7 @@ use crate::input;
 use amq::formats::cashu_state::{
     capacity, smallest_b, Block, Element, Epoch, Kind, Words, MIN_RECOMMENDED_P,
 };
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::Subcommand;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -106,9 +106,8 @@ struct BlockFoldArgs {
     to: u8,
     #[command(flatten)]
     out: BlockOutput,
-    /// The block: hex, or a file holding its raw bytes as served, or their hex (a file named
-    /// *.hex, or hex text with a 0x or a line end).
-    block: String,
+    #[command(flatten)]
+    block: BlockInput,
 }
 
 /// `amq cashu block match`.
@@ -134,14 +133,38 @@ struct BlockMatchArgs {
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   amq cashu block info 5.bin
+  amq cashu block info --block 5.bin
   amq cashu block info --json 3abb2204")]
 struct BlockInfoArgs {
     /// One JSON object.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    block: BlockInput,
+}
+
+/// The block of `block fold` and `block info`: an argument, or `--block` as `block match`
+/// takes it.
+#[derive(clap::Args, Debug)]
+#[group(required = true, multiple = false)]
+struct BlockInput {
     /// The block: hex, or a file holding its raw bytes as served, or their hex (a file named
     /// *.hex, or hex text with a 0x or a line end).
-    block: String,
+    #[arg(value_name = "BLOCK")]
+    block: Option<String>,
+    /// The block, as `block match` takes it (instead of BLOCK).
+    #[arg(long = "block", id = "block_option", value_name = "HEX|FILE")]
+    block_option: Option<String>,
+}
+
+impl BlockInput {
+    /// The block given, read.
+    fn read(&self) -> Result<Block> {
+        match self.block.as_deref().or(self.block_option.as_deref()) {
+            Some(block) => read_block(block),
+            None => bail!("give the block: BLOCK or --block"),
+        }
+    }
 }
 
 /// `amq cashu epoch ...`: revision A's Golomb-Rice epoch filters.
@@ -355,7 +378,7 @@ fn block_build(a: BlockBuildArgs) -> Result<ExitCode> {
 }
 
 fn block_fold(a: BlockFoldArgs) -> Result<ExitCode> {
-    let block = read_block(&a.block)?.fold(a.to)?;
+    let block = a.block.read()?.fold(a.to)?;
     print_block(&block, None, &a.out)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -378,7 +401,7 @@ fn block_match(a: BlockMatchArgs) -> Result<ExitCode> {
 }
 
 fn block_info(a: BlockInfoArgs) -> Result<ExitCode> {
-    let block = read_block(&a.block)?;
+    let block = a.block.read()?;
     crate::output::print_fields(
         &[
             ("b", block.b().into()),
