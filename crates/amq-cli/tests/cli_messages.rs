@@ -305,3 +305,27 @@ fn every_cashu_block_command_takes_block_as_an_option() {
         .unwrap();
     assert!(matched.status.success(), "{matched:?}");
 }
+
+/// A size that is not a whole number with a known unit is refused with what a size is.
+#[test]
+fn a_size_error_says_what_a_size_is() {
+    for size in ["1.5MB", "12 parsecs", "5XB", "-5", ""] {
+        let out = amq()
+            .args(["plan", "--items", "1000", "--memory", size])
+            .output()
+            .unwrap();
+        let e = assert_one_error(
+            &out,
+            &format!("invalid value '{size}' for '--memory <MEMORY>': a size is a whole number"),
+        );
+        assert!(
+            e.contains("KB, MB, GB") && e.contains("KiB, MiB, GiB"),
+            "{e}"
+        );
+        assert!(!e.contains("unknown size unit"), "{e}");
+    }
+    let v = success_json(amq().args([
+        "plan", "--items", "1000", "--memory", "1500KB", "--json", "--kind", "bloom",
+    ]));
+    assert_eq!(v["bytes"], 1_500_000);
+}

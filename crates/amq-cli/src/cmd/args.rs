@@ -98,17 +98,19 @@ impl ItemArgs {
     }
 }
 
-/// Parses a byte size: a number with an optional unit (B, KB, MB, GB, KiB, MiB, GiB).
+/// What a size is, for the error that refuses one.
+const SIZE_FORM: &str = "a size is a whole number of bytes with an optional unit: B, KB, MB, GB \
+     (powers of 1000; K, M, G too) or KiB, MiB, GiB (powers of 1024), as in 1500KB or 2MiB";
+
+/// Parses a byte size: a whole number with an optional unit (B, KB, MB, GB, KiB, MiB, GiB).
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let t = s.trim();
     let split = t
         .find(|c: char| !c.is_ascii_digit() && c != '_')
         .unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
-    let n: u64 = num
-        .replace('_', "")
-        .parse()
-        .map_err(|_| format!("not a size: {s:?}"))?;
+    let not_a_size = || SIZE_FORM.to_string();
+    let n: u64 = num.replace('_', "").parse().map_err(|_| not_a_size())?;
     let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1,
         "kb" | "k" => 1_000,
@@ -117,11 +119,7 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         "kib" => 1 << 10,
         "mib" => 1 << 20,
         "gib" => 1 << 30,
-        other => {
-            return Err(format!(
-                "unknown size unit {other:?} (use B, KB, MB, GB, KiB, MiB, GiB)"
-            ))
-        }
+        _ => return Err(not_a_size()),
     };
     n.checked_mul(mult)
         .ok_or_else(|| format!("size too large: {s:?}"))

@@ -30,7 +30,8 @@ pub struct Args {
     /// Exactly m bits (a blocked filter rounds up to whole 512-bit blocks).
     #[arg(long)]
     bits: Option<u64>,
-    /// A memory budget in bytes (units: KB, MB, KiB, MiB, ...).
+    /// A memory budget: a whole number of bytes with an optional unit (KB, MB, GB, KiB, MiB,
+    /// GiB).
     #[arg(long, value_parser = parse_bytes)]
     memory: Option<u64>,
     /// k, the number of hash functions (default: the best for the target).
