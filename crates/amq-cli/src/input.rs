@@ -87,14 +87,31 @@ pub fn without_bom(text: &[u8]) -> &[u8] {
     text.strip_prefix(BOM).unwrap_or(text)
 }
 
-/// Decodes hex text with an optional `0x`/`0X` prefix; surrounding whitespace is ignored.
+/// Decodes hex text with an optional `0x`/`0X` prefix; surrounding whitespace is ignored. A
+/// character that is not a hex digit is named with its place in `text` (the whole line, the
+/// whitespace and `0x` included), counted in characters from 1.
 pub fn parse_hex(text: &str) -> Result<Vec<u8>> {
-    let t = text.trim();
-    let t = t
+    let trimmed = text.trim();
+    let t = trimmed
         .strip_prefix("0x")
-        .or_else(|| t.strip_prefix("0X"))
-        .unwrap_or(t);
-    hex::decode(t).with_context(|| format!("invalid hex {:?}", shorten(text)))
+        .or_else(|| trimmed.strip_prefix("0X"))
+        .unwrap_or(trimmed);
+    let invalid = |why: String| anyhow!("invalid hex {:?}: {why}", shorten(text));
+    if let Some((i, c)) = t.char_indices().find(|(_, c)| !c.is_ascii_hexdigit()) {
+        // the digits' offset in `text`: the whitespace and the 0x before them
+        let at = (text.len() - text.trim_start().len()) + (trimmed.len() - t.len()) + i;
+        let column = text.get(..at).map_or(at, |before| before.chars().count()) + 1;
+        return Err(invalid(format!(
+            "{c:?} at character {column} (counting from 1) is not a hex digit"
+        )));
+    }
+    if t.len() % 2 == 1 {
+        return Err(invalid(format!(
+            "an odd number of hex digits ({})",
+            t.len()
+        )));
+    }
+    hex::decode(t).map_err(|e| invalid(e.to_string()))
 }
 
 /// An item given on the command line: its UTF-8 bytes, or the bytes its hex spells.
@@ -315,5 +332,25 @@ mod tests {
         assert_eq!(parse_hex("abcd\r").unwrap(), vec![0xab, 0xcd]);
         assert_eq!(parse_hex("").unwrap(), Vec::<u8>::new());
         assert!(parse_hex("0xabc").is_err());
+    }
+
+    #[test]
+    fn a_bad_hex_character_is_placed_in_the_whole_text() {
+        let why = |t: &str| parse_hex(t).unwrap_err().to_string();
+        assert_eq!(
+            why("0xzz"),
+            r#"invalid hex "0xzz": 'z' at character 3 (counting from 1) is not a hex digit"#
+        );
+        assert!(
+            why("ab zzz").contains("' ' at character 3 "),
+            "{}",
+            why("ab zzz")
+        );
+        assert!(
+            why(" 0Xabé0").contains("'é' at character 6 "),
+            "{}",
+            why(" 0Xabé0")
+        );
+        assert!(why("0xabc").ends_with("an odd number of hex digits (3)"));
     }
 }

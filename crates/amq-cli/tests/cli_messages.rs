@@ -329,3 +329,34 @@ fn a_size_error_says_what_a_size_is() {
     ]));
     assert_eq!(v["bytes"], 1_500_000);
 }
+
+/// A hex line with a character that is not a hex digit names it with its place in the line
+/// (from 1, the `0x` counted), not in the digits after the `0x`.
+#[test]
+fn a_bad_hex_character_is_placed_in_its_line() {
+    let dir = Dir::new();
+    let f = dir.path("f.amq");
+    let built = amq()
+        .args(["build", "--fpr", "0.01", "-o"])
+        .arg(&f)
+        .arg("-")
+        .write_stdin("a\n")
+        .output()
+        .unwrap();
+    assert!(built.status.success(), "{built:?}");
+    for (line, c, at) in [("0xzz", 'z', 3), ("abzz", 'z', 3), ("  0Xab-c", '-', 7)] {
+        let out = amq()
+            .args(["query", "--hex"])
+            .arg(&f)
+            .write_stdin(format!("00\n{line}\n"))
+            .output()
+            .unwrap();
+        assert_one_error(
+            &out,
+            &format!(
+                "error: -:2: invalid hex {line:?}: {c:?} at character {at} (counting from 1) \
+                 is not a hex digit"
+            ),
+        );
+    }
+}
