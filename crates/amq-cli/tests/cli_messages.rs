@@ -360,3 +360,37 @@ fn a_bad_hex_character_is_placed_in_its_line() {
         );
     }
 }
+
+/// An empty input builds a filter of 0 items sized for 1 item, and the summary says so (it
+/// said `0 items, ... (10.00 bits per key), expected fpr 0.8194%`, figures that are for 1).
+#[test]
+fn an_empty_input_builds_a_filter_sized_for_one_item() {
+    let dir = Dir::new();
+    for kind in ["bloom", "cuckoo"] {
+        let build = |json: bool| {
+            let mut cmd = amq();
+            cmd.args(["build", "--kind", kind, "--fpr", "0.01", "-o"])
+                .arg(dir.path(&format!("{kind}.amq")))
+                .arg("-")
+                .write_stdin("");
+            if json {
+                cmd.arg("--json");
+            }
+            cmd.output().unwrap()
+        };
+        let v = json(&build(true).stdout);
+        assert_eq!(v["items_inserted"], 0, "{v}");
+        assert_eq!(v["items_planned"], 1, "{v}");
+        assert_eq!(v["expected_at_items"], 1, "{v}");
+        assert_eq!(v["bits_per_key"].as_f64(), v["m_bits"].as_f64(), "{v}");
+        let out = build(false);
+        assert!(out.status.success(), "{out:?}");
+        let text = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            text.starts_with(&format!("built {kind}: 0 items inserted, sized for 1 item")),
+            "{text}"
+        );
+        assert!(text.contains("; at 1 item: "), "{text}");
+        assert!(!text.contains("1 items"), "{text}");
+    }
+}

@@ -202,16 +202,27 @@ pub fn run(a: Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The summary's `N items inserted, sized for P items`.
+/// `1 item`, `N items`.
+fn items(n: u64) -> String {
+    if n == 1 {
+        "1 item".to_string()
+    } else {
+        format!("{n} items")
+    }
+}
+
+/// The summary's `N items inserted, sized for P items`. An empty input gives a filter sized
+/// for 1 item (`0 items inserted, sized for 1 item`): m and k are the plan's for n = 1.
 fn inserted_and_planned(inserted: u64, planned: u64) -> String {
-    format!("{inserted} items inserted, sized for {planned} items")
+    format!("{} inserted, sized for {}", items(inserted), items(planned))
 }
 
 /// The summary's `at N items: B bits per key, expected fpr X`: what the filter gives when it
 /// holds N items (the n it is sized for, or the items that went in when they are more).
 fn at_items(n: u64, bits_per_key: f64, fpr: f64) -> String {
     format!(
-        "at {n} items: {bits_per_key:.2} bits per key, expected fpr {}",
+        "at {}: {bits_per_key:.2} bits per key, expected fpr {}",
+        items(n),
         crate::output::rate(fpr)
     )
 }
@@ -300,11 +311,12 @@ fn run_cuckoo(a: Args) -> Result<ExitCode> {
     });
     crate::output::summary(a.json, &summary, || {
         format!(
-            "built cuckoo: {} (load factor {:.4}): {}-bit fingerprints in {} buckets of 4, {} bytes; {}",
+            "built cuckoo: {} (load factor {:.4}): {}-bit fingerprints in {} bucket{} of 4, {} bytes; {}",
             inserted_and_planned(info.inserted, planned),
             filter.load_factor(),
             filter.fingerprint_bits(),
             filter.buckets(),
+            if filter.buckets() == 1 { "" } else { "s" },
             filter.size_bytes(),
             at_items(at, bits_per_key, expected)
         )
