@@ -181,6 +181,10 @@ fn items_of<R: Read>(
         lineno += 1;
         if lineno == 1 && line.starts_with(BOM) {
             line.drain(..BOM.len());
+            if line.is_empty() {
+                // the mark was all the input held: no item, as for an empty file
+                return Ok(());
+            }
         }
         // the ending is `\n` or `\r\n`; a last line without `\n` loses a final `\r` too
         if line.last() == Some(&b'\n') {
@@ -321,7 +325,9 @@ mod tests {
             items(b"\xEF\xBB\xBFa\r\nb\n"),
             [b"a".to_vec(), b"b".to_vec()]
         );
-        assert_eq!(items(b"\xEF\xBB\xBF"), [Vec::<u8>::new()]);
+        // a file of the mark alone holds no item, as an empty one; a mark and a line end, one
+        assert!(items(b"\xEF\xBB\xBF").is_empty());
+        assert_eq!(items(b"\xEF\xBB\xBF\n"), [Vec::<u8>::new()]);
         // only at the start of the input
         assert_eq!(items(b"a\n\xEF\xBB\xBFb\n")[1], b"\xEF\xBB\xBFb");
     }
