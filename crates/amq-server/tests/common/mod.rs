@@ -2,6 +2,7 @@
 //! server process.
 #![allow(dead_code)]
 
+pub mod gated;
 pub mod server;
 pub mod state;
 
