@@ -227,3 +227,48 @@ async fn a_filter_deleted_with_its_snapshot_due_stays_deleted() {
     assert!(reopened.engine().filter("doomed").is_none());
     assert!(reopened.engine().filter("other").is_some());
 }
+
+/// Creating a keyset clears only its own keys, `c/{id}/`: a filter and another keyset
+/// created before it, with their items, are all there after a restart. Written against
+/// `engine/keys.rs:34 keyset_prefix -> vec![]` (the keyset's creation deletes the range of
+/// the empty prefix, the whole store), which the other tests let through: none restarts a
+/// store where a keyset was created after something else.
+#[tokio::test]
+async fn creating_a_keyset_keeps_what_the_store_held() {
+    let store = Arc::new(MemoryStore::new());
+    let spent = ys(4, 1);
+    {
+        let app = app(open(&store));
+        common::bloom(&app).await;
+        for id in ["00aa00aa00aa00aa", KEYSET] {
+            let path = format!("/api/v1/cashu/{id}");
+            assert_eq!(
+                call(&app, Method::PUT, &path, Some(json!({}))).await.status,
+                StatusCode::CREATED
+            );
+            if id != KEYSET {
+                let r = call(
+                    &app,
+                    Method::POST,
+                    &format!("{path}/spent"),
+                    Some(json!({ "items_hex": spent })),
+                )
+                .await;
+                assert_eq!(r.json(), json!({"added": 4}));
+            }
+        }
+    }
+    let state = open(&store);
+    assert!(state.engine().filter("names").is_some());
+    assert!(state.engine().keyset(KEYSET).is_some());
+    let first = state
+        .engine()
+        .keyset("00aa00aa00aa00aa")
+        .expect("the first keyset");
+    let sets = first.sets.read().unwrap();
+    let got: Vec<String> = sets[SetKind::Spent as usize]
+        .iter()
+        .map(hex::encode)
+        .collect();
+    assert_eq!(got, spent);
+}
