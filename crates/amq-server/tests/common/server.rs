@@ -17,6 +17,7 @@ use std::time::Duration;
 const DATA: &str = "AMQ_TEST_SERVE_DATA";
 const MAX_FILTER_BYTES: &str = "AMQ_TEST_SERVE_MAX_FILTER_BYTES";
 const TIMEOUT_MS: &str = "AMQ_TEST_SERVE_TIMEOUT_MS";
+const PRELOAD: &str = "AMQ_TEST_SERVE_PRELOAD";
 
 /// The body of the `server_process` test: serves until killed when the environment names a
 /// data directory, else returns at once. An error is printed as `amq serve` prints it, and
@@ -32,12 +33,16 @@ pub fn serve() {
     if let Ok(v) = std::env::var(TIMEOUT_MS) {
         limits.timeout = Duration::from_millis(v.parse().expect("milliseconds"));
     }
+    let preload = match std::env::var(PRELOAD) {
+        Ok(p) => vec![p.parse().expect("NAME=FILE[:KIND[:FPR]]")],
+        Err(_) => Vec::new(),
+    };
     let config = amq_server::Config {
         data: data.into(),
         listen: "127.0.0.1:0".parse().unwrap(),
         token: None,
         limits,
-        preload: Vec::new(),
+        preload,
         state_filters: Default::default(),
         workers: None,
     };
@@ -49,7 +54,7 @@ pub fn serve() {
 
 /// What a server is started with.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Options {
+pub struct Options<'a> {
     /// `--max-filter-bytes`.
     pub max_filter_bytes: Option<u64>,
     /// `--timeout-seconds`, in milliseconds.
@@ -57,6 +62,8 @@ pub struct Options {
     /// The largest file the process may write, in 512-byte blocks (`ulimit -f`, with
     /// SIGXFSZ ignored): a write past it fails with an I/O error, as on a full disk.
     pub max_file_blocks: Option<u64>,
+    /// `--preload NAME=FILE[:KIND[:FPR]]`.
+    pub preload: Option<&'a str>,
 }
 
 /// A running server process.
@@ -72,13 +79,13 @@ impl Server {
     ///
     /// # Panics
     /// If it does not start.
-    pub fn start(data: &Path, options: Options) -> Server {
+    pub fn start(data: &Path, options: Options<'_>) -> Server {
         Self::try_start(data, options).unwrap_or_else(|e| panic!("the server did not start: {e}"))
     }
 
     /// Starts a server on `data`; `Err` with what it printed on stderr if it exits instead
     /// of listening.
-    pub fn try_start(data: &Path, options: Options) -> Result<Server, String> {
+    pub fn try_start(data: &Path, options: Options<'_>) -> Result<Server, String> {
         Self::try_start_in(None, data, options)
     }
 
@@ -87,7 +94,7 @@ impl Server {
     pub fn try_start_in(
         cwd: Option<&Path>,
         data: &Path,
-        options: Options,
+        options: Options<'_>,
     ) -> Result<Server, String> {
         let exe = std::env::current_exe().unwrap();
         let mut cmd = match options.max_file_blocks {
@@ -120,6 +127,9 @@ impl Server {
         }
         if let Some(t) = options.timeout_ms {
             cmd.env(TIMEOUT_MS, t.to_string());
+        }
+        if let Some(p) = options.preload {
+            cmd.env(PRELOAD, p);
         }
         if let Some(cwd) = cwd {
             cmd.current_dir(cwd);
