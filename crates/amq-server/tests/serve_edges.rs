@@ -5,10 +5,14 @@
 
 mod common;
 
-use amq_server::store::Write;
+use amq::clock::ManualClock;
+use amq::formats::cashu_state::Kind;
+use amq_server::store::{MemoryStore, Write};
 use amq_server::Preload;
 use common::server::{Options, Server};
+use common::state::{get_block, open, settings, T0};
 use serde_json::json;
+use std::sync::Arc;
 
 #[test]
 #[ignore = "the server process the other tests start (tests/common/server.rs)"]
@@ -110,4 +114,27 @@ fn a_preloaded_word_list_is_served_under_its_name() {
     let s = Server::start(&data, Options::default());
     check(&s);
     s.stop();
+}
+
+/// The open block is served with the `Cache-Control` max-age of the refresh interval the
+/// server was opened with (120 s here), a sealed block as immutable. Written against
+/// `lib.rs:126 AppState::settings -> Box::leak(Box::new(Default::default()))` (the default
+/// settings' interval, 60 s, served instead), which the other tests let through: they open
+/// the state filters with the default interval.
+#[tokio::test]
+async fn the_open_block_is_cached_for_the_configured_interval() {
+    let clock = ManualClock::new(T0);
+    let mut s = settings(&[(Kind::ProofState, 10)], false, &clock);
+    s.state_filters.open_interval = Some(120);
+    let app = open(Arc::new(MemoryStore::new()), s);
+    let r = get_block(&app, "/v1/filters/blocks/proof_state/0", None).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.headers["cache-control"], "public, max-age=120");
+    clock.advance(3600); // block 0 seals on its timeout
+    let r = get_block(&app, "/v1/filters/blocks/proof_state/0", None).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(
+        r.headers["cache-control"],
+        "public, max-age=31536000, immutable"
+    );
 }
