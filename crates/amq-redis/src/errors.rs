@@ -164,4 +164,12 @@ mod tests {
         );
         assert!(ascii("日本 ∑ 😀").is_ascii());
     }
+
+    /// The square root sign is spelled `sqrt`, as the other mathematical signs have their
+    /// ASCII spelling, not escaped as another character beyond ASCII is. Written against
+    /// errors.rs:126 (that match arm deleted: `\u{221a}`), missed.
+    #[test]
+    fn the_square_root_sign_is_spelled_out() {
+        assert_eq!(ascii("ε ≈ 1/√n"), "fpr ~ 1/sqrtn");
+    }
 }

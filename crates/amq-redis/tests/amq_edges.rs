@@ -143,3 +143,33 @@ fn amq_restore_takes_replace_and_no_other_option() {
     assert_eq!(r, Ok(redis::Value::Okay));
     assert_eq!(dump(&mut c, "a"), b);
 }
+
+/// `NONSCALING` takes no value: the option after it is read as one, wherever the flag is.
+/// `AMQ.RESERVE` with it first makes the filter `BF.RESERVE ... NONSCALING` makes. Written
+/// against spec.rs:129 (`i -= 1` made `+= 1`: the option after the flag skipped; made `/= 1`:
+/// its value read as an option), missed.
+#[test]
+fn nonscaling_takes_no_value_wherever_it_is() {
+    let s = Server::start(&[]);
+    let mut c = s.con();
+    ok(
+        &mut c,
+        "AMQ.RESERVE a scalable-bloom NONSCALING ITEMS 300 NONSCALING ERROR 0.002",
+    );
+    ok(&mut c, "BF.RESERVE b 0.002 300 NONSCALING");
+    assert_eq!(dump(&mut c, "a"), dump(&mut c, "b"));
+    let plan = ok(
+        &mut c,
+        "AMQ.PLAN scalable-bloom NONSCALING ITEMS 300 ERROR 0.002",
+    );
+    assert_eq!(
+        int(&field(&plan, "bytes")),
+        int(&field(
+            &ok(
+                &mut c,
+                "AMQ.PLAN scalable-bloom ITEMS 300 ERROR 0.002 NONSCALING"
+            ),
+            "bytes"
+        ))
+    );
+}
