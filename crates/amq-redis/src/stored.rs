@@ -409,6 +409,36 @@ mod tests {
         assert!(rdb_decode(1, &[]).is_err());
     }
 
+    /// The shortest load is one of an `.amq` header alone (32 bytes): a dump header that
+    /// announces it is read, one that announces a byte less (or nothing) is refused, and the
+    /// RDB takes such a load in progress back. Written against stored.rs:210 (`total <
+    /// MIN_AMQ_LEN` made `<=` in `rdb_decode`) and stored.rs:262 (made `==` in
+    /// `read_dump_header`), missed.
+    #[test]
+    fn a_load_may_announce_an_amq_header_alone() {
+        let h = dump_header(Kind::Bloom, MIN_AMQ_LEN);
+        assert_eq!(read_dump_header(&h), Ok((Kind::Bloom, MIN_AMQ_LEN)));
+        for total in [MIN_AMQ_LEN - 1, 1, 0] {
+            assert!(
+                read_dump_header(&dump_header(Kind::Bloom, total)).is_err(),
+                "{total}"
+            );
+        }
+        let loading = Stored {
+            state: State::Loading {
+                kind: Kind::Bloom,
+                total: MIN_AMQ_LEN,
+                bytes: vec![7; 31],
+            },
+            dump: RefCell::default(),
+        };
+        let back = rdb_decode(RDB_VERSION, &rdb_encode(&loading)).unwrap();
+        assert!(matches!(
+            back.state,
+            State::Loading { kind: Kind::Bloom, total: MIN_AMQ_LEN, ref bytes } if bytes == &[7; 31]
+        ));
+    }
+
     #[test]
     fn a_scan_walk_loads_back_the_same_filter() {
         let f = filter();
