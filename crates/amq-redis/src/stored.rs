@@ -481,6 +481,25 @@ mod tests {
         assert!(bytes.capacity() as u64 == total);
     }
 
+    /// A load of chunks of uneven sizes holds at most its announced length too: a chunk that
+    /// does not fit grows the bytes to twice their capacity or the announced length, whichever
+    /// is less, where a `Vec`'s own growth would double past it. Written against stored.rs:324
+    /// (`need > bytes.capacity()` made `==` or `<`: the `Vec` grew by itself), missed (the
+    /// test above loads equal chunks, which fill the capacity exactly).
+    #[test]
+    fn a_load_of_uneven_chunks_holds_at_most_its_announced_length() {
+        let total = 10 * 1024 + 1;
+        let mut bytes = Vec::new();
+        let mut end = 1i64;
+        for len in [6000, 3000] {
+            end += len;
+            let chunk = vec![0; len as usize];
+            let r = load_chunk(Kind::Bloom, total, &mut bytes, end, &chunk);
+            assert_eq!(r, Ok(Loaded::Partial));
+            assert!(bytes.capacity() as u64 <= total, "{}", bytes.capacity());
+        }
+    }
+
     #[test]
     fn chunks_out_of_order_or_too_long_are_refused() {
         let f = filter();

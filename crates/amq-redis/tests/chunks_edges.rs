@@ -71,3 +71,44 @@ fn a_load_of_bytes_that_do_not_decode_says_why() {
     assert!(e.ends_with("); the key was deleted"), "{e}");
     assert_eq!(int(&ok(&mut c, "EXISTS copy")), 0);
 }
+
+/// A chunk that is not the next one is refused and the load goes on: the key stays, still
+/// loading, and the right chunk then completes it. Written against chunks.rs:120 (the guard
+/// `bytes.len() as u64 >= *total` made `true`: any refused chunk deleted the key), missed.
+#[test]
+fn a_chunk_out_of_order_is_refused_and_the_load_goes_on() {
+    let s = Server::start(&[]);
+    let mut c = s.con();
+    ok(&mut c, "BF.MADD bf a b c");
+    let amq = bytes(&ok(&mut c, "AMQ.DUMP bf"));
+    let v = ok(&mut c, "BF.SCANDUMP bf 0");
+    let Value::Array(p) = v else { panic!("{v:?}") };
+    let r = call(&mut c, &[b"BF.LOADCHUNK", b"copy", b"1", &bytes(&p[1])]);
+    assert_eq!(r, Ok(Value::Okay));
+    // the chunk at byte 1, not 0
+    let it = (amq.len() + 2).to_string();
+    let e = call(&mut c, &[b"BF.LOADCHUNK", b"copy", it.as_bytes(), &amq]).unwrap_err();
+    assert!(
+        e.starts_with("ERR invalid offset - expected the chunk at byte 0"),
+        "{e}"
+    );
+    let e = fails(&mut c, "BF.EXISTS copy a");
+    assert!(e.starts_with("ERR the filter is still being loaded"), "{e}");
+    let it = (amq.len() + 1).to_string();
+    let r = call(&mut c, &[b"BF.LOADCHUNK", b"copy", it.as_bytes(), &amq]);
+    assert_eq!(r, Ok(Value::Okay));
+    assert_eq!(bytes(&ok(&mut c, "AMQ.DUMP copy")), amq);
+}
+
+/// `*.SCANDUMP` of a missing key is `ERR not found` whatever its iterator, except for `CF.*`,
+/// which refuses an iterator that is not an integer first (RedisBloom's order). Written
+/// against chunks.rs:33 (`family == Family::Cuckoo` made `!=`: the two orders swapped),
+/// missed.
+#[test]
+fn scandump_of_a_missing_key_with_a_bad_iterator() {
+    let s = Server::start(&[]);
+    let mut c = s.con();
+    assert_eq!(fails(&mut c, "BF.SCANDUMP missing x"), "ERR not found");
+    assert_eq!(fails(&mut c, "AMQ.SCANDUMP missing x"), "ERR not found");
+    assert_eq!(fails(&mut c, "CF.SCANDUMP missing x"), "Invalid position");
+}
