@@ -126,7 +126,9 @@ fn amq_del_takes_an_epoch_only_in_its_five_argument_form() {
 /// `AMQ.RESTORE key bytes` takes `REPLACE` (in any case) as its one option: any other fourth
 /// argument is a syntax error and the key keeps its filter. Written against amq.rs:376 (the
 /// guard `is(&args[3], "REPLACE")` made `true`: any word replaced the key) and amq.rs:377
-/// (that match arm deleted: a wrong number of arguments), missed.
+/// (that match arm deleted: a wrong number of arguments), missed. `REPLACE` may also come
+/// before the bytes, as `redis-cli -x AMQ.RESTORE key REPLACE < f.amq` sends it; another word
+/// there is a syntax error too.
 #[test]
 fn amq_restore_takes_replace_and_no_other_option() {
     let s = Server::start(&[]);
@@ -142,6 +144,12 @@ fn amq_restore_takes_replace_and_no_other_option() {
     let r = call(&mut c, &[b"AMQ.RESTORE", b"a", &b, b"replace"]);
     assert_eq!(r, Ok(redis::Value::Okay));
     assert_eq!(dump(&mut c, "a"), b);
+    let r = call(&mut c, &[b"AMQ.RESTORE", b"a", b"NOPE", &a]);
+    assert_eq!(r, Err("ERR syntax error".into()));
+    assert_eq!(dump(&mut c, "a"), b);
+    let r = call(&mut c, &[b"AMQ.RESTORE", b"a", b"REPLACE", &a]);
+    assert_eq!(r, Ok(redis::Value::Okay));
+    assert_eq!(dump(&mut c, "a"), a);
 }
 
 /// `NONSCALING` takes no value: the option after it is read as one, wherever the flag is.
