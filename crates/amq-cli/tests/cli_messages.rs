@@ -1,7 +1,7 @@
 //! What a new user meets first: the words of `amq build`'s summary, `amq plan` when a kind
 //! cannot be planned, numeric options given a negative number, inputs that start with a
-//! byte-order mark, the block file of `amq cashu block`, and the errors for a size or a hex
-//! line.
+//! byte-order mark, the block file of `amq cashu block`, the errors for a size or a hex
+//! line, and every command's `--help`.
 
 mod common;
 
@@ -393,4 +393,51 @@ fn an_empty_input_builds_a_filter_sized_for_one_item() {
         assert!(text.contains("; at 1 item: "), "{text}");
         assert!(!text.contains("1 items"), "{text}");
     }
+}
+
+/// The subcommands listed under `Commands:` in a help text (without `help`).
+fn subcommands(help: &str) -> Vec<String> {
+    help.lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Every command's `--help` reads as text: no Rust string escape shows through (`\"` from a
+/// doc comment that escaped its quotes), and no alternation of names in backticks is split at
+/// a line break of the source (`negative| ttl`: clap joins a doc comment's lines with a space).
+#[test]
+fn every_help_text_reads_without_source_artifacts() {
+    let mut todo = vec![Vec::<String>::new()];
+    let mut seen = 0;
+    while let Some(path) = todo.pop() {
+        let out = amq().args(&path).arg("--help").output().unwrap();
+        assert!(out.status.success(), "amq {} --help failed", path.join(" "));
+        let help = String::from_utf8(out.stdout).unwrap();
+        seen += 1;
+        assert!(
+            !help.contains("\\\""),
+            "amq {} --help shows an escaped quote: {help}",
+            path.join(" ")
+        );
+        let split = help
+            .as_bytes()
+            .windows(3)
+            .any(|w| w[0].is_ascii_alphanumeric() && w[1] == b'|' && w[2] == b' ');
+        assert!(
+            !split,
+            "amq {} --help has an alternation split by a space (`a| b`): {help}",
+            path.join(" ")
+        );
+        for sub in subcommands(&help) {
+            let mut next = path.clone();
+            next.push(sub);
+            todo.push(next);
+        }
+    }
+    assert!(seen > 70, "only {seen} help texts");
 }
